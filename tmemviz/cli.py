@@ -1,0 +1,267 @@
+"""The ``tmemviz`` command: thin Typer commands over the catalog, mapper and renderers.
+
+Every command parses its options, asks the mapper, and hands the result to a
+renderer. Core errors arrive as :class:`TmemvizError` and become one sentence on
+stderr with exit status 2 in :func:`main`, the only place that knows about exits.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+
+from tmemviz import mapper
+from tmemviz.catalog import Catalog, load_catalog
+from tmemviz.errors import TmemvizError
+from tmemviz.parse import parse_half, resolve
+from tmemviz.render import export, tables, text
+
+app = typer.Typer(
+    name="tmemviz",
+    help="Exact data layouts of Blackwell Tensor Memory instructions (tcgen05.ld / tcgen05.st).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+class TableFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+class ShapesFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+class AnswerFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+class View(str, Enum):
+    grid = "grid"
+    threads = "threads"
+
+
+class Op(str, Enum):
+    ld = "ld"
+    st = "st"
+
+
+ShapeArg = Annotated[
+    str,
+    typer.Argument(
+        help="Shape: 16x256b, .16x256b, a CUTLASS name (16dp256b4x_16b) or a whole PTX instruction.",
+        show_default=False,
+    ),
+]
+NumOpt = Annotated[Optional[str], typer.Option("--num", "-n", help=".num repetition: x1..x128 (or 1..128).")]
+PackOpt = Annotated[bool, typer.Option("--pack", "--unpack", help=".pack::16b (ld) / .unpack::16b (st).")]
+SplitOpt = Annotated[
+    Optional[int],
+    typer.Option(
+        "--split-offset", help="immHalfSplitoff of .16x32bx2, in columns [default: num, 2*num packed]."
+    ),
+]
+TaddrOpt = Annotated[
+    Optional[str],
+    typer.Option("--taddr", help="taddr as LANE,COL or a 0x address; coordinates become absolute."),
+]
+WarpOpt = Annotated[
+    Optional[int], typer.Option("--warp", help="Issuing warp (0..31); warp % 4 picks the lane band.")
+]
+OpOpt = Annotated[Optional[Op], typer.Option("--op", help="ld or st [default: ld, or what SHAPE says].")]
+LayoutsOpt = Annotated[
+    Optional[list[Path]],
+    typer.Option("--layouts", metavar="DIR", help="Extra shape files (*.yaml); also $TMEMVIZ_LAYOUTS."),
+]
+
+
+def _catalog(layouts: Optional[list[Path]]) -> Catalog:
+    dirs: list[str | Path] = [d for d in os.environ.get("TMEMVIZ_LAYOUTS", "").split(os.pathsep) if d]
+    dirs += layouts or []
+    return load_catalog(dirs)
+
+
+def _instruction(
+    layouts: Optional[list[Path]],
+    shape: str,
+    num: Optional[str],
+    pack: bool,
+    split_offset: Optional[int],
+    taddr: Optional[str],
+    warp: Optional[int],
+    op: Optional[Op],
+) -> mapper.Instruction:
+    ins = resolve(
+        _catalog(layouts),
+        shape,
+        num=num,
+        pack=pack,
+        op=op.value if op else None,
+        split_offset=str(split_offset) if split_offset is not None else None,
+        taddr=taddr,
+        warp=str(warp) if warp is not None else None,
+    )
+    err = Console(stderr=True)
+    for warning in ins.warnings:
+        err.print(f"warning: {warning}", highlight=False)
+    return ins
+
+
+@app.command()
+def shapes(
+    format: Annotated[
+        ShapesFormat, typer.Option("--format", "-f", help="table or json.")
+    ] = ShapesFormat.table,
+    layouts: LayoutsOpt = None,
+) -> None:
+    """List every shape with its CUTLASS name, lanes, bits and registers per .num (Table 49)."""
+    catalog = _catalog(layouts)
+    if format is ShapesFormat.json:
+        sys.stdout.write(json.dumps(export.shapes_record(catalog), indent=1) + "\n")
+    else:
+        Console().print(tables.shapes_view(catalog))
+
+
+@app.command()
+def layout(
+    shape: ShapeArg,
+    num: NumOpt = None,
+    pack: PackOpt = False,
+    split_offset: SplitOpt = None,
+    taddr: TaddrOpt = None,
+    warp: WarpOpt = None,
+    op: OpOpt = None,
+    view: Annotated[View, typer.Option("--view", help="grid (lanes x columns) or threads.")] = View.grid,
+    format: Annotated[
+        TableFormat, typer.Option("--format", "-f", help="table, json or csv.")
+    ] = TableFormat.table,
+    output: Annotated[
+        Optional[Path],
+        typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout."),
+    ] = None,
+    layouts: LayoutsOpt = None,
+) -> None:
+    """Show the whole layout of one tcgen05.ld/st: every thread, register, lane and column."""
+    ins = _instruction(layouts, shape, num, pack, split_offset, taddr, warp, op)
+    cells = mapper.cells(ins)
+    if format is TableFormat.json:
+        body = export.layout_json(ins, cells)
+    elif format is TableFormat.csv:
+        body = export.layout_csv(cells)
+    else:
+        console = Console() if output is None else Console(record=True, width=160, file=io.StringIO())
+        renderable = (
+            tables.grid_view(ins, cells, console.width)
+            if view is View.grid
+            else tables.threads_view(ins, cells)
+        )
+        console.print(renderable)
+        if output is None:
+            return
+        body = console.export_text()
+    if output is None:
+        sys.stdout.write(body)
+    else:
+        from tmemviz.output import write_atomic
+
+        write_atomic(output, body.encode())
+
+
+@app.command()
+def which(
+    shape: ShapeArg,
+    lane: Annotated[int, typer.Option("--lane", help="TMEM lane (taddr-relative unless --taddr).")],
+    col: Annotated[int, typer.Option("--col", help="TMEM 32-bit column (taddr-relative unless --taddr).")],
+    num: NumOpt = None,
+    half: Annotated[
+        Optional[str], typer.Option("--half", help="lo (bits 15:0) or hi (bits 31:16) of the cell.")
+    ] = None,
+    pack: PackOpt = False,
+    split_offset: SplitOpt = None,
+    taddr: TaddrOpt = None,
+    warp: WarpOpt = None,
+    op: OpOpt = None,
+    format: Annotated[AnswerFormat, typer.Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
+    layouts: LayoutsOpt = None,
+) -> None:
+    """Which thread and register hold TMEM lane L, column C?"""
+    ins = _instruction(layouts, shape, num, pack, split_offset, taddr, warp, op)
+    owners = mapper.which(ins, lane, col, parse_half(half) if half is not None else None)
+    if format is AnswerFormat.json:
+        first = owners[0]
+        record: dict[str, object] = {"thread": first.thread, "reg": first.reg, "half": first.half}
+        if ins.taddr is not None:
+            record["warp"] = ins.warp
+        if len(owners) > 1:
+            record["owners"] = [o._asdict() for o in owners]
+        sys.stdout.write(json.dumps(record) + "\n")
+    else:
+        sys.stdout.write(text.which_sentence(ins, lane, col, owners) + "\n")
+
+
+@app.command()
+def where(
+    shape: ShapeArg,
+    thread: Annotated[int, typer.Option("--thread", "-t", help="Thread (lane id in the warp, 0..31).")],
+    reg: Annotated[int, typer.Option("--reg", "-r", help="Register index i of r_i in the vector operand.")],
+    num: NumOpt = None,
+    pack: PackOpt = False,
+    split_offset: SplitOpt = None,
+    taddr: TaddrOpt = None,
+    warp: WarpOpt = None,
+    op: OpOpt = None,
+    format: Annotated[AnswerFormat, typer.Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
+    layouts: LayoutsOpt = None,
+) -> None:
+    """Where in TMEM does thread T's register r come from (ld) or go to (st)?"""
+    ins = _instruction(layouts, shape, num, pack, split_offset, taddr, warp, op)
+    found = mapper.where(ins, thread, reg)
+    if format is AnswerFormat.json:
+        spots = [
+            {"lane": c.lane, "col": c.col}
+            if c.half is None
+            else {"half": c.half, "lane": c.lane, "col": c.col}
+            for c in found
+        ]
+        record: dict[str, object] = {"thread": thread, "reg": reg, "cells": spots}
+        if ins.taddr is not None:
+            record["warp"] = ins.warp
+        sys.stdout.write(json.dumps(record) + "\n")
+    else:
+        sys.stdout.write(text.where_sentence(ins, thread, reg, found) + "\n")
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Run the CLI; bad input becomes one line on stderr and exit status 2."""
+    try:
+        result = app(args=argv, prog_name="tmemviz", standalone_mode=False)
+    except TmemvizError as exc:
+        sys.stderr.write(f"tmemviz: {exc}\n")
+        return 2
+    except typer.TyperException as exc:
+        # Typer's own usage errors (unknown option, bad choice, not a number).
+        sys.stderr.write(f"tmemviz: {exc.format_message()}\n")
+        return 2
+    except typer.Abort:
+        sys.stderr.write("tmemviz: aborted\n")
+        return 130
+    except BrokenPipeError:
+        # `tmemviz layout ... | head` closes the pipe early; that is not an error.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    return result if isinstance(result, int) else 0

@@ -1,0 +1,1 @@
+"""Views of the mapper's cells: Rich tables, JSON/CSV, sentences (and, lazily, figures)."""

@@ -1,0 +1,128 @@
+"""Rich renderables: the layout grid, the per-thread list and the shape table.
+
+Each builder returns a renderable and takes the terminal width it must fit,
+so nothing here owns a console; the CLI prints what it gets.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from tmemviz.catalog import NUMS, Catalog
+from tmemviz.mapper import Cell, Instruction
+from tmemviz.render.palette import thread_color
+
+HALF_SUFFIX = {None: "", 0: ".lo", 1: ".hi"}
+GAP = "…"
+
+
+def caption(ins: Instruction) -> str:
+    """The PTX instruction, what it costs in registers, and how to read the coordinates."""
+    text = ins.mnemonic
+    if ins.split_offset is not None:
+        text += f" (immHalfSplitoff {ins.split_offset})"
+    text += f", {ins.registers_per_thread} registers/thread"
+    if ins.taddr is None:
+        text += "; lanes and columns relative to taddr"
+    else:
+        lane, col = ins.taddr
+        text += f"; absolute lanes and columns, taddr = lane {lane}, column {col}, warp {ins.warp}"
+    if ins.pack:
+        text += "; .lo = register bits 15:0, .hi = bits 31:16, each from bits 15:0 of its column"
+    return text
+
+
+def cell_label(cell: Cell) -> str:
+    """``T6 r3``, or ``T6 r3.lo`` / ``T6 r3.hi`` for the halves of a packed register."""
+    return f"T{cell.thread} r{cell.reg}{HALF_SUFFIX[cell.half]}"
+
+
+def grid_view(ins: Instruction, cells: tuple[Cell, ...], width: int) -> RenderableType:
+    """Lanes as rows, TMEM columns as columns, split into column blocks that fit ``width``.
+
+    Columns the instruction skips (between ``.16x32bx2`` halves) are shown as one
+    ``…`` column, never silently dropped from the numbering.
+    """
+    at: dict[tuple[int, int], list[Cell]] = defaultdict(list)
+    for c in cells:
+        at[(c.lane, c.col)].append(c)
+    lanes = sorted({c.lane for c in cells})
+    columns = sorted({c.col for c in cells})
+    label_width = max(len(" / ".join(cell_label(c) for c in group)) for group in at.values())
+    lane_width = max(4, len(str(lanes[-1])))
+    per_block = max(1, (width - lane_width - 4) // (label_width + 3))
+    blocks = [columns[i : i + per_block] for i in range(0, len(columns), per_block)]
+    parts: list[RenderableType] = []
+    for n, block in enumerate(blocks, 1):
+        title = f"columns {block[0]}..{block[-1]}"
+        if len(blocks) > 1:
+            title += f" (block {n} of {len(blocks)})"
+        table = Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1), show_edge=False)
+        table.add_column("lane", justify="right", style="bold")
+        shown: list[int | None] = []
+        for col in block:
+            if shown and shown[-1] is not None and col != shown[-1] + 1:
+                shown.append(None)
+            shown.append(col)
+        for col in shown:
+            table.add_column(GAP if col is None else str(col), justify="center", no_wrap=True)
+        for lane in lanes:
+            row: list[RenderableType] = [str(lane)]
+            for col in shown:
+                group = at.get((lane, col), []) if col is not None else []
+                row.append(_cell_text(group) if col is not None else Text(GAP, style="dim"))
+            table.add_row(*row)
+        parts.append(table)
+    parts.append(Text(caption(ins), style="italic"))
+    return Group(*parts)
+
+
+def _cell_text(group: list[Cell]) -> Text:
+    if not group:
+        return Text("·", style="dim")
+    label = " / ".join(cell_label(c) for c in group)
+    if len(group) > 1:
+        return Text(label, style="bold white on red")
+    return Text(label, style=f"black on {thread_color(group[0].thread)}")
+
+
+def threads_view(ins: Instruction, cells: tuple[Cell, ...]) -> RenderableType:
+    """One row per thread: each register with its (lane, col), or both halves when packed."""
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, caption=caption(ins), caption_justify="left")
+    table.add_column("thread", justify="right", style="bold")
+    table.add_column("register -> (lane, col)" + ("  [bits 15:0 + bits 31:16]" if ins.pack else ""))
+    by_reg: dict[tuple[int, int], list[Cell]] = defaultdict(list)
+    for c in cells:
+        by_reg[(c.thread, c.reg)].append(c)
+    for thread in range(32):
+        entries = []
+        for reg in range(ins.registers_per_thread):
+            spots = "+".join(f"({c.lane},{c.col})" for c in by_reg[(thread, reg)])
+            entries.append(f"r{reg}:{spots}")
+        table.add_row(Text(f"T{thread}", style=f"black on {thread_color(thread)}"), "  ".join(entries))
+    return table
+
+
+def shapes_view(catalog: Catalog) -> RenderableType:
+    """Every shape with its names, geometry and registers per ``.num`` (PTX Table 49/50)."""
+    table = Table(
+        title="tcgen05.ld / tcgen05.st shapes",
+        box=box.SIMPLE_HEAD,
+        caption="registers per thread for each .num (PTX Tables 49/50); NA = not a legal .num",
+        caption_justify="left",
+    )
+    for name in ("shape", "CUTLASS", "lanes", "bits/rep", "figure"):
+        table.add_column(name, justify="left" if name in ("shape", "CUTLASS") else "right")
+    for n in NUMS:
+        table.add_column(f"x{n}", justify="right")
+    for s in catalog.shapes:
+        regs = [str(s.registers_per_rep * n) if n <= s.max_num else "NA" for n in NUMS]
+        bits = f"{s.bits_per_rep}x2" if s.split else str(s.bits_per_rep)
+        figure = str(s.ptx_figure) if s.ptx_figure is not None else "-"
+        table.add_row(s.ptx_name, ", ".join(s.aliases) or "-", str(s.lanes), bits, figure, *regs)
+    return table
