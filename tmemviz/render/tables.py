@@ -52,34 +52,63 @@ def grid_view(ins: Instruction, cells: tuple[Cell, ...], width: int) -> Renderab
     for c in cells:
         at[(c.lane, c.col)].append(c)
     lanes = sorted({c.lane for c in cells})
-    columns = sorted({c.col for c in cells})
-    label_width = max(len(" / ".join(cell_label(c) for c in group)) for group in at.values())
+    widths: dict[int, int] = defaultdict(int)
+    for (_, col), group in at.items():
+        widths[col] = max(widths[col], len(str(col)), len(" / ".join(cell_label(c) for c in group)))
     lane_width = max(4, len(str(lanes[-1])))
-    per_block = max(1, (width - lane_width - 4) // (label_width + 3))
-    blocks = [columns[i : i + per_block] for i in range(0, len(columns), per_block)]
+    blocks = _column_blocks(sorted(widths), widths, width - lane_width - 3)
     parts: list[RenderableType] = []
     for n, block in enumerate(blocks, 1):
-        title = f"columns {block[0]}..{block[-1]}"
+        title = "columns " + ", ".join(f"{a}..{b}" if a != b else str(a) for a, b in _ranges(block))
         if len(blocks) > 1:
             title += f" (block {n} of {len(blocks)})"
         table = Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1), show_edge=False)
-        table.add_column("lane", justify="right", style="bold")
+        table.add_column("lane", justify="right", style="bold", width=lane_width)
         shown: list[int | None] = []
         for col in block:
             if shown and shown[-1] is not None and col != shown[-1] + 1:
                 shown.append(None)
             shown.append(col)
         for col in shown:
-            table.add_column(GAP if col is None else str(col), justify="center", no_wrap=True)
+            if col is None:
+                table.add_column(GAP, justify="center", width=1)
+            else:
+                table.add_column(str(col), justify="center", no_wrap=True, width=widths[col])
         for lane in lanes:
             row: list[RenderableType] = [str(lane)]
             for col in shown:
-                group = at.get((lane, col), []) if col is not None else []
-                row.append(_cell_text(group) if col is not None else Text(GAP, style="dim"))
+                row.append(Text(GAP, style="dim") if col is None else _cell_text(at.get((lane, col), [])))
             table.add_row(*row)
         parts.append(table)
     parts.append(Text(caption(ins), style="italic"))
     return Group(*parts)
+
+
+def _column_blocks(columns: list[int], widths: dict[int, int], room: int) -> list[list[int]]:
+    """Greedy split: each column costs its width plus padding and divider (3 characters)."""
+    blocks: list[list[int]] = [[]]
+    used = 0
+    for col in columns:
+        cost = widths[col] + 3
+        if blocks[-1] and blocks[-1][-1] != col - 1:
+            cost += 4  # the "…" gap column
+        if blocks[-1] and used + cost > room:
+            blocks.append([])
+            used = 0
+            cost = widths[col] + 3
+        blocks[-1].append(col)
+        used += cost
+    return blocks
+
+
+def _ranges(columns: list[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for col in columns:
+        if out and col == out[-1][1] + 1:
+            out[-1] = (out[-1][0], col)
+        else:
+            out.append((col, col))
+    return out
 
 
 def _cell_text(group: list[Cell]) -> Text:

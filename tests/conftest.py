@@ -1,0 +1,58 @@
+"""Shared fixtures for the exactness suite.
+
+Any test that takes a ``combo`` argument runs once for each of the 74 legal
+(shape, num, pack) combinations of the facts file ("tcgen05.ld / tcgen05.st
+register layouts": 5 shapes x legal .num x {unpacked, packed}).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+# The tests import the independent oracle (facts_oracle.py) that sits beside them.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from facts_oracle import combinations  # noqa: E402
+
+from tmemviz.catalog import Catalog, Shape, load_catalog  # noqa: E402
+from tmemviz.mapper import Instruction, make_instruction  # noqa: E402
+
+Combo = tuple[str, int, bool]
+
+COMBOS: list[Combo] = combinations()
+
+
+def combo_id(combo: Combo) -> str:
+    name, num, pack = combo
+    return f"{name}.x{num}{'.pack' if pack else ''}"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "combo" in metafunc.fixturenames:
+        metafunc.parametrize("combo", COMBOS, ids=[combo_id(c) for c in COMBOS])
+
+
+@pytest.fixture(scope="session")
+def catalog() -> Catalog:
+    return load_catalog()
+
+
+@pytest.fixture(scope="session")
+def all_combos() -> list[Combo]:
+    """The 74 (shape, num, pack) combinations, as a list."""
+    return list(COMBOS)
+
+
+@pytest.fixture(scope="session")
+def build(catalog: Catalog) -> Callable[..., Instruction]:
+    """``build(shape_name, num, pack, **kwargs)`` -> a tmemviz Instruction."""
+
+    def _build(shape_name: str, num: int, pack: bool = False, **kwargs: object) -> Instruction:
+        shape: Shape = catalog.get(shape_name)
+        return make_instruction(shape, num, pack=pack, **kwargs)  # type: ignore[arg-type]
+
+    return _build
