@@ -115,9 +115,8 @@ def _instruction(
         taddr=taddr,
         warp=str(warp) if warp is not None else None,
     )
-    err = Console(stderr=True)
     for warning in ins.warnings:
-        err.print(f"warning: {warning}", highlight=False)
+        sys.stderr.write(f"tmemviz: warning: {warning}\n")
     return ins
 
 

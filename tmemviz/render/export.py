@@ -35,7 +35,12 @@ def layout_record(ins: Instruction, cells: tuple[Cell, ...]) -> dict[str, Any]:
 
 
 def layout_json(ins: Instruction, cells: tuple[Cell, ...]) -> str:
-    return json.dumps(layout_record(ins, cells), indent=1) + "\n"
+    """The layout record as JSON, one cell per line so it stays greppable and diffable."""
+    record = layout_record(ins, cells)
+    rows = record.pop("cells")
+    head = [f" {json.dumps(k)}: {json.dumps(v)}," for k, v in record.items()]
+    body = ",\n".join(f"  {json.dumps(r)}" for r in rows)
+    return "{\n" + "\n".join(head) + '\n "cells": [\n' + body + "\n ]\n}\n"
 
 
 def layout_csv(cells: tuple[Cell, ...]) -> str:

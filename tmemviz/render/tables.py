@@ -26,7 +26,8 @@ def caption(ins: Instruction) -> str:
     text = ins.mnemonic
     if ins.split_offset is not None:
         text += f" (immHalfSplitoff {ins.split_offset})"
-    text += f", {ins.registers_per_thread} registers/thread"
+    regs = ins.registers_per_thread
+    text += f", {regs} register{'s' if regs != 1 else ''}/thread"
     if ins.taddr is None:
         text += "; lanes and columns relative to taddr"
     else:
@@ -139,19 +140,26 @@ def threads_view(ins: Instruction, cells: tuple[Cell, ...]) -> RenderableType:
 
 def shapes_view(catalog: Catalog) -> RenderableType:
     """Every shape with its names, geometry and registers per ``.num`` (PTX Table 49/50)."""
+    figures = ", ".join(f"{s.ptx_name} {s.ptx_figure}" for s in catalog.shapes if s.ptx_figure is not None)
     table = Table(
         title="tcgen05.ld / tcgen05.st shapes",
         box=box.SIMPLE_HEAD,
-        caption="registers per thread for each .num (PTX Tables 49/50); NA = not a legal .num",
+        pad_edge=False,
+        padding=(0, 1, 0, 0),
+        caption=(
+            "lanes and bits moved per lane per repetition; registers per thread for each .num "
+            f"(PTX Tables 49/50), NA = not a legal .num. PTX figures: {figures}."
+        ),
         caption_justify="left",
     )
-    for name in ("shape", "CUTLASS", "lanes", "bits/rep", "figure"):
-        table.add_column(name, justify="left" if name in ("shape", "CUTLASS") else "right")
+    table.add_column("shape", no_wrap=True)
+    table.add_column("CUTLASS", no_wrap=True)
+    table.add_column("lanes", justify="right", no_wrap=True)
+    table.add_column("bits", justify="right", no_wrap=True)
     for n in NUMS:
-        table.add_column(f"x{n}", justify="right")
+        table.add_column(f"x{n}", justify="right", no_wrap=True)
     for s in catalog.shapes:
         regs = [str(s.registers_per_rep * n) if n <= s.max_num else "NA" for n in NUMS]
         bits = f"{s.bits_per_rep}x2" if s.split else str(s.bits_per_rep)
-        figure = str(s.ptx_figure) if s.ptx_figure is not None else "-"
-        table.add_row(s.ptx_name, ", ".join(s.aliases) or "-", str(s.lanes), bits, figure, *regs)
+        table.add_row(s.ptx_name, ", ".join(s.aliases) or "-", str(s.lanes), bits, *regs)
     return table
