@@ -244,6 +244,105 @@ def where(
         sys.stdout.write(text.where_sentence(ins, thread, reg, found) + "\n")
 
 
+@app.command()
+def figure(
+    shape: Annotated[
+        str, typer.Argument(help="A shape as for layout, or 'pack' / 'unpack' (PTX Figure 193).")
+    ],
+    output: Annotated[
+        str, typer.Option("--output", "-o", help="OUT.png or OUT.svg; '-' writes to stdout (needs --format).")
+    ],
+    num: NumOpt = None,
+    pack: PackOpt = False,
+    split_offset: SplitOpt = None,
+    taddr: TaddrOpt = None,
+    warp: WarpOpt = None,
+    op: OpOpt = None,
+    highlight: Annotated[
+        Optional[str],
+        typer.Option("--highlight", help="Threads to keep in color, e.g. 0,17; the rest are dimmed."),
+    ] = None,
+    title: Annotated[
+        Optional[str], typer.Option("--title", help="Figure title [default: the PTX instruction].")
+    ] = None,
+    dpi: Annotated[int, typer.Option("--dpi", help="Resolution of PNG output.")] = 100,
+    format: Annotated[
+        Optional[str], typer.Option("--format", "-f", help="png or svg [default: from the output suffix].")
+    ] = None,
+    layouts: LayoutsOpt = None,
+) -> None:
+    """Draw a layout as PNG or SVG in the style of the PTX ISA's Matrix Fragment figures."""
+    from tmemviz.parse import parse_threads
+    from tmemviz.render.figure_spec import layout_spec, pack_spec
+
+    fmt = _figure_format(output, format)
+    if shape.lower() in ("pack", "unpack"):
+        spec = pack_spec("ld" if shape.lower() == "pack" else "st")
+    else:
+        ins = _instruction(layouts, shape, num, pack, split_offset, taddr, warp, op)
+        threads = parse_threads(highlight) if highlight else frozenset()
+        spec = layout_spec(ins, mapper.cells(ins), highlight=threads, title=title)
+    from tmemviz.render.figure import draw, render
+
+    data = render(draw(spec), fmt, dpi)
+    if output == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        from tmemviz.output import write_atomic
+
+        write_atomic(Path(output), data)
+
+
+def _figure_format(output: str, given: Optional[str]) -> str:
+    formats = ("png", "svg")
+    if given is not None:
+        if given.lower() not in formats:
+            raise TmemvizError(f"unsupported figure format '{given}'; use png or svg")
+        return given.lower()
+    if output == "-":
+        raise TmemvizError("writing a figure to stdout (-o -) needs --format png or --format svg")
+    suffix = Path(output).suffix.lower().lstrip(".")
+    if suffix not in formats:
+        raise TmemvizError(f"unsupported output suffix '{Path(output).suffix or '(none)'}'; use .png or .svg")
+    return suffix
+
+
+@app.command()
+def gallery(
+    directory: Annotated[Path, typer.Argument(help="Where to write the figures and README.md.")] = Path(
+        "gallery"
+    ),
+    layouts: LayoutsOpt = None,
+) -> None:
+    """Regenerate the documentation gallery: every ld/st shape at x1, x2, x4, plain and packed."""
+    from rich.progress import Progress
+
+    from tmemviz import gallery as gallery_index
+    from tmemviz.output import write_atomic
+    from tmemviz.render.figure import draw, render
+    from tmemviz.render.figure_spec import layout_spec, pack_spec
+
+    items = gallery_index.entries(_catalog(layouts))
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TmemvizError(f"cannot create {directory}: {exc.strerror or exc}") from None
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("drawing the gallery", total=len(items))
+        for entry in items:
+            if entry.instruction is not None:
+                spec = layout_spec(entry.instruction, mapper.cells(entry.instruction))
+            else:
+                spec = pack_spec(entry.pack_op or "ld")
+            fig = draw(spec)
+            for fmt in ("svg", "png"):
+                write_atomic(directory / f"{entry.name}.{fmt}", render(fig, fmt))
+            progress.advance(task)
+    write_atomic(directory / "README.md", gallery_index.index_markdown(items).encode())
+    sys.stdout.write(f"wrote {2 * len(items)} figures and README.md to {directory}\n")
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     """Run the CLI; bad input becomes one line on stderr and exit status 2."""
     try:

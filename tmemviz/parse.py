@@ -148,6 +148,23 @@ def parse_taddr(text: str) -> tuple[int, int]:
     return value >> 16, value & 0xFFFF
 
 
+def parse_threads(text: str) -> frozenset[int]:
+    """``0,17`` or ``0-3,17``: thread ids (lane ids in the warp, 0..31).
+
+    >>> sorted(parse_threads("0-2,17"))
+    [0, 1, 2, 17]
+    """
+    threads: set[int] = set()
+    for part in text.split(","):
+        lo, dash, hi = part.strip().partition("-")
+        first = parse_int(lo, "--highlight")
+        last = parse_int(hi, "--highlight") if dash else first
+        if not 0 <= first <= last < 32:
+            raise TmemvizError(f"--highlight takes threads 0..31 such as 0,17 or 0-3, got '{part.strip()}'")
+        threads.update(range(first, last + 1))
+    return frozenset(threads)
+
+
 def parse_half(text: str) -> int:
     """``lo`` (bits 15:0) or ``hi`` (bits 31:16); 0 and 1 also work."""
     halves = {"lo": 0, "0": 0, "low": 0, "hi": 1, "1": 1, "high": 1}

@@ -60,7 +60,7 @@ def grid_view(ins: Instruction, cells: tuple[Cell, ...], width: int) -> Renderab
     blocks = _column_blocks(sorted(widths), widths, width - lane_width - 3)
     parts: list[RenderableType] = []
     for n, block in enumerate(blocks, 1):
-        title = "columns " + ", ".join(f"{a}..{b}" if a != b else str(a) for a, b in _ranges(block))
+        title = "columns " + ", ".join(f"{a}..{b}" if a != b else str(a) for a, b in column_ranges(block))
         if len(blocks) > 1:
             title += f" (block {n} of {len(blocks)})"
         table = Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1), show_edge=False)
@@ -102,7 +102,8 @@ def _column_blocks(columns: list[int], widths: dict[int, int], room: int) -> lis
     return blocks
 
 
-def _ranges(columns: list[int]) -> list[tuple[int, int]]:
+def column_ranges(columns: list[int]) -> list[tuple[int, int]]:
+    """Sorted columns as inclusive runs: ``[0, 1, 16]`` -> ``[(0, 1), (16, 16)]``."""
     out: list[tuple[int, int]] = []
     for col in columns:
         if out and col == out[-1][1] + 1:
