@@ -177,6 +177,8 @@ def load_shape(path: Path) -> Shape:
         raise TmemvizError(f"{path}: cannot read the file ({exc})") from None
     try:
         doc = yaml.safe_load(text)
+    except RecursionError:
+        raise TmemvizError(f"{path}: the YAML is nested too deeply to be a shape file") from None
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         at = f" at line {where.line + 1}" if where is not None else ""
@@ -316,9 +318,15 @@ def _kind_name(kind: type) -> str:
 
 
 def _describe(value: Any) -> str:
+    """A short description; never ``repr`` a container, which an alias bomb would expand."""
     if value is None:
         return "nothing"
     if isinstance(value, bool):
         return f"the boolean {value}"
-    text = repr(value)
-    return f"{type(value).__name__} {text[:40]}{'...' if len(text) > 40 else ''}"
+    if isinstance(value, list):
+        return f"a list of {len(value)} items"
+    if isinstance(value, dict):
+        return f"a mapping of {len(value)} fields"
+    if isinstance(value, str):
+        return repr(value[:40] + ("..." if len(value) > 40 else ""))
+    return f"{type(value).__name__} {str(value)[:40]}"

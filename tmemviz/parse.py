@@ -58,6 +58,8 @@ def parse_spelling(text: str) -> Spelling:
         return Spelling(m.group(2), int(m.group(3)), bool(m.group(4)) or None, op)
     opcode, _, operands = text.partition(" ")
     tokens = [t for t in opcode.split(".") if t]
+    if not tokens:
+        raise TmemvizError(f"'{text}' names no shape; give one such as 16x256b")
     op = None
     if tokens[0].lower() == "tcgen05":
         if len(tokens) < 2 or tokens[1].lower() not in ("ld", "st"):
@@ -79,8 +81,12 @@ def parse_spelling(text: str) -> Spelling:
             if op is not None and op != wanted:
                 raise TmemvizError(f".{low} belongs to tcgen05.{wanted}, not tcgen05.{op} (PTX 9.7.16.8)")
             op = op or wanted
+            if pack:
+                raise TmemvizError(f"'{text}' repeats the pack qualifier")
             pack = True
         elif re.fullmatch(r"x\d+", low):
+            if num is not None:
+                raise TmemvizError(f"'{text}' has two .num qualifiers (.x{num} and .{token}); give one")
             num = int(low[1:])
         elif shape is None:
             shape = token
