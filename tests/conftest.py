@@ -16,10 +16,10 @@ import pytest
 # The tests import the independent oracle (facts_oracle.py) that sits beside them.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from facts_oracle import combinations  # noqa: E402
+from facts_oracle import combinations
 
-from tmemviz.catalog import Catalog, Shape, load_catalog  # noqa: E402
-from tmemviz.mapper import Instruction, make_instruction  # noqa: E402
+from tmemviz.catalog import Catalog, Shape, load_catalog
+from tmemviz.mapper import Instruction, make_instruction
 
 Combo = tuple[str, int, bool]
 

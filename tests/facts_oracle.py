@@ -100,9 +100,7 @@ def access_width(shape_name: str, num: int, pack: bool) -> int:
     return num * SHAPES[shape_name].width * (2 if pack else 1)
 
 
-def oracle_cells(
-    shape_name: str, num: int, pack: bool, split_offset: int | None = None
-) -> list[OracleCell]:
+def oracle_cells(shape_name: str, num: int, pack: bool, split_offset: int | None = None) -> list[OracleCell]:
     """Every (thread, reg, half, lane, col) the instruction moves, sorted.
 
     * ``.num = xN`` (facts): repetition k uses registers k*R .. k*R+R-1, mapped
