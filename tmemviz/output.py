@@ -16,10 +16,11 @@ def write_atomic(path: Path, data: bytes) -> None:
     On any failure the temp file is removed and the target is left as it was.
     """
     directory = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise TmemvizError(f"cannot write {path}: it is a directory")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+        if path.is_dir():
+            raise TmemvizError(f"cannot write {path}: it is a directory")
+        # A short temp name: the target's own name may already be at the 255-byte limit.
+        fd, tmp = tempfile.mkstemp(prefix=".tmemviz-", suffix=".tmp", dir=directory)
     except OSError as exc:
         raise TmemvizError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:

@@ -1,0 +1,145 @@
+"""CLI start-up latency against the import floor, and in-process cost of every layout.
+
+Usage: python benchmarks/cli_latency.py [--runs N] [--check]
+
+Subprocess timings alternate between the commands, so drift in machine load
+hits all of them alike:
+
+* floor: ``python -c "import typer, rich.console, rich.table"`` (what any
+  Typer + Rich CLI must pay);
+* ``python -m tmemviz which 16x256b --num x4 --lane 9 --col 5``;
+* the installed ``tmemviz`` console script next to this interpreter, if any.
+
+Targets: median CLI time <= 1.6x the floor's median; all 74 layouts (5 shapes x
+every legal .num x packed/unpacked) computed in-process in < 0.1 s, with the
+catalog load reported separately. ``--check`` exits 1 when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+QUERY = ["which", "16x256b", "--num", "x4", "--lane", "9", "--col", "5"]
+FLOOR = [sys.executable, "-c", "import typer, rich.console, rich.table"]
+RATIO_TARGET = 1.6
+LAYOUTS_TARGET_S = 0.1
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "TMEMVIZ_LAYOUTS"}
+    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def _time_once(cmd: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
+    return elapsed
+
+
+def time_commands(commands: dict[str, list[str]], runs: int) -> dict[str, list[float]]:
+    """``runs`` timings of each command, interleaved; one untimed warm-up each."""
+    env = _env()
+    for cmd in commands.values():
+        _time_once(cmd, env)
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, cmd in commands.items():
+            times[name].append(_time_once(cmd, env))
+    return times
+
+
+def _repeat(fn: Callable[[], object], n: int) -> list[float]:
+    out = []
+    for _ in range(n):
+        start = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def time_in_process(repeats: int) -> tuple[list[float], list[float], int]:
+    """(catalog-load times, all-layouts times, number of layouts)."""
+    sys.path.insert(0, str(REPO))
+    from tmemviz import mapper
+    from tmemviz.catalog import load_catalog
+
+    catalog_times = _repeat(load_catalog, repeats)
+    catalog = load_catalog()
+    combos = [(s, n, p) for s in catalog.shapes for n in s.nums for p in (False, True)]
+
+    def all_layouts() -> int:
+        total = 0
+        for shape, num, pack in combos:
+            total += len(mapper.cells(mapper.make_instruction(shape, num, pack=pack)))
+        return total
+
+    return catalog_times, _repeat(all_layouts, repeats), len(combos)
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.1f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20, help="timed runs per command (default 20)")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
+    args = parser.parse_args(argv)
+
+    commands = {
+        "floor: import typer, rich": FLOOR,
+        "python -m tmemviz which": [sys.executable, "-m", "tmemviz", *QUERY],
+    }
+    script = shutil.which("tmemviz", path=str(Path(sys.executable).parent))
+    if script:
+        commands["tmemviz which (console script)"] = [script, *QUERY]
+    times = time_commands(commands, args.runs)
+    floor = statistics.median(times["floor: import typer, rich"])
+
+    width = max(len(name) for name in commands)
+    print(f"Python {sys.version.split()[0]}, {args.runs} alternating runs each, wall time in ms")
+    print(f"{'command':<{width}}  {'median':>8}  {'min':>8}  {'x floor':>7}  target")
+    ok = True
+    for name, samples in times.items():
+        median = statistics.median(samples)
+        ratio = median / floor
+        if name.startswith("floor"):
+            verdict = "-"
+        else:
+            passed = ratio <= RATIO_TARGET
+            ok &= passed
+            verdict = f"<= {RATIO_TARGET}x {'ok' if passed else 'MISSED'}"
+        print(f"{name:<{width}}  {_ms(median)}  {_ms(min(samples))}  {ratio:6.2f}x  {verdict}")
+
+    catalog_times, layout_times, count = time_in_process(max(5, args.runs // 4))
+    print()
+    print(f"{'in-process':<{width}}  {'median':>8}  {'min':>8}  {'first':>7}  target")
+    print(
+        f"{'load_catalog()':<{width}}  {_ms(statistics.median(catalog_times))}  {_ms(min(catalog_times))}  "
+        f"{catalog_times[0] * 1000:6.1f}   -"
+    )
+    passed = statistics.median(layout_times) < LAYOUTS_TARGET_S
+    ok &= passed
+    label = f"all {count} layouts (mapper.cells)"
+    print(
+        f"{label:<{width}}  {_ms(statistics.median(layout_times))}  {_ms(min(layout_times))}  "
+        f"{layout_times[0] * 1000:6.1f}   < {LAYOUTS_TARGET_S * 1000:.0f} ms {'ok' if passed else 'MISSED'}"
+    )
+    return 1 if args.check and not ok else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
