@@ -70,9 +70,19 @@ class Labels(Artist):
         gc.set_linewidth(0)
         if isinstance(getattr(renderer, "_renderer", renderer), RendererSVG):
             prop = FontProperties(family="DejaVu Sans Mono", size=self._size)
+            # Like matplotlib's Text.draw: vector renderers with a flipped y axis (SVG) take y from the top.
+            height = renderer.get_canvas_width_height()[1]
             for (x, y), (_, _, text, dim) in zip(points, self._items, strict=True):
                 gc.set_foreground(DIM_TEXT if dim else "black")
-                renderer.draw_text(gc, x - advance * len(text) / 2, y - drop, text, prop, 0)
+                baseline = y - drop
+                renderer.draw_text(
+                    gc,
+                    x - advance * len(text) / 2,
+                    height - baseline if renderer.flipy() else baseline,
+                    text,
+                    prop,
+                    0,
+                )
         else:
             for dim in (False, True):
                 path = self._glyph_path(points, advance, drop, px, dim)

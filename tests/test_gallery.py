@@ -1,0 +1,105 @@
+"""The documentation gallery: what it holds, and that the committed copy is what `tmemviz gallery` makes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tmemviz import gallery
+from tmemviz.catalog import Catalog
+from tmemviz.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+COMMITTED = REPO / "gallery"
+PTX_SHAPES = ("32x32b", "16x64b", "16x128b", "16x256b", "16x32bx2")
+"""The five shapes of PTX Table 49 (Figures 183-187)."""
+
+
+@pytest.fixture(autouse=True)
+def _no_user_layouts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.delenv("TMEMVIZ_LAYOUTS", raising=False)
+    yield
+
+
+def expected_names(shapes: list[str]) -> set[str]:
+    names = {f"{s}.x{n}{p}" for s in shapes for n in (1, 2, 4) for p in ("", ".pack")}
+    return names | {"16x32bx2.x8.split16", "pack", "unpack"}
+
+
+def mnemonic(shape: str, num: int, pack: bool) -> str:
+    return f"tcgen05.ld.sync.aligned.{shape}.x{num}{'.pack::16b' if pack else ''}.b32"
+
+
+def test_entries_cover_every_shape(catalog: Catalog) -> None:
+    assert set(PTX_SHAPES) <= set(catalog.names())
+    items = gallery.entries(catalog)
+    names = [e.name for e in items]
+    assert len(names) == len(set(names)), "gallery names are not unique"
+    assert set(names) == expected_names(catalog.names())
+    for e in items:
+        if e.name in ("pack", "unpack"):
+            assert e.instruction is None
+            assert e.pack_op == ("ld" if e.name == "pack" else "st")
+            continue
+        ins = e.instruction
+        assert ins is not None and e.pack_op is None
+        assert ins.op == "ld" and ins.taddr is None
+        if e.name == "16x32bx2.x8.split16":
+            assert (ins.shape.name, ins.num, ins.pack, ins.split_offset) == ("16x32bx2", 8, False, 16)
+            continue
+        shape, num, *rest = e.name.split(".")
+        assert (ins.shape.name, ins.num, ins.pack) == (shape, int(num[1:]), rest == ["pack"])
+        assert ins.mnemonic == mnemonic(shape, ins.num, ins.pack)
+        if ins.shape.split:
+            # Side by side by default: the second half starts where the first ends.
+            assert ins.split_offset == ins.access_width
+        else:
+            assert ins.split_offset is None
+
+
+def test_committed_gallery_is_up_to_date(
+    catalog: Catalog, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    fresh = tmp_path / "g"
+    assert main(["gallery", str(fresh)]) == 0
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    assert out.startswith("wrote ")
+    made = sorted(p.name for p in fresh.iterdir())
+    committed = sorted(p.name for p in COMMITTED.iterdir())
+    assert made == committed, "regenerate with `tmemviz gallery gallery`"
+    stale = [name for name in made if (fresh / name).read_bytes() != (COMMITTED / name).read_bytes()]
+    assert not stale, f"out of date in gallery/: {stale}; regenerate with `tmemviz gallery gallery`"
+    items = gallery.entries(catalog)
+    assert set(made) == {f"{e.name}.{x}" for e in items for x in ("svg", "png")} | {"README.md"}
+
+
+def test_index_names_each_figure_and_its_instruction(catalog: Catalog) -> None:
+    index = (COMMITTED / "README.md").read_text(encoding="utf-8")
+    assert index == gallery.index_markdown(gallery.entries(catalog))
+    rows = {}
+    for line in index.splitlines():
+        m = re.match(r"^\| (\S+) \(", line)
+        if m:
+            rows[m.group(1)] = line
+    assert set(rows) == expected_names(catalog.names())
+    for name, row in rows.items():
+        for fmt in ("svg", "png"):
+            assert f"]({name}.{fmt})" in row
+            assert (COMMITTED / f"{name}.{fmt}").is_file()
+        if name == "pack":
+            assert "`tcgen05.ld" in row and "pack::16b" in row and "Figure 193" in row
+        elif name == "unpack":
+            assert "`tcgen05.st" in row and "unpack::16b" in row and "Figure 193" in row
+        elif name == "16x32bx2.x8.split16":
+            assert f"`{mnemonic('16x32bx2', 8, False)}`" in row and "immHalfSplitoff 16" in row
+        else:
+            shape, num, *rest = name.split(".")
+            assert f"`{mnemonic(shape, int(num[1:]), rest == ['pack'])}`" in row
+            figure = catalog.get(shape).ptx_figure
+            if figure is not None:
+                assert f"Figure {figure}" in row
