@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from facts_oracle import SHAPES as FACT_SHAPES
 
 from tmemviz.catalog import builtin_dir, load_catalog, load_shape, parse_shape
 from tmemviz.cli import main
@@ -27,14 +28,8 @@ from tmemviz.errors import TmemvizError
 
 REPO = Path(__file__).resolve().parents[1]
 
-# PTX Table 49: registers per repetition and the largest legal .num of each shipped shape.
-TABLE49 = {
-    "32x32b": (1, 128),
-    "16x64b": (1, 128),
-    "16x128b": (2, 64),
-    "16x256b": (4, 32),
-    "16x32bx2": (1, 128),
-}
+# PTX Table 49: registers per repetition and the largest legal .num, from the facts oracle.
+TABLE49 = {name: (s.regs, s.max_num) for name, s in FACT_SHAPES.items()}
 
 
 @pytest.fixture(autouse=True)

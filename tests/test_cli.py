@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from facts_oracle import SHAPES as FACT_SHAPES
 
 from tmemviz import mapper
 from tmemviz.catalog import load_catalog
@@ -27,14 +28,8 @@ from tmemviz.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 
-# PTX Table 49: registers per thread per repetition (R) and the largest legal .num.
-TABLE49 = {
-    "32x32b": (1, 128),
-    "16x64b": (1, 128),
-    "16x128b": (2, 64),
-    "16x256b": (4, 32),
-    "16x32bx2": (1, 128),
-}
+# PTX Table 49: registers per repetition and the largest legal .num, from the facts oracle.
+TABLE49 = {name: (s.regs, s.max_num) for name, s in FACT_SHAPES.items()}
 CUTLASS = {
     "32x32b": "32dp32b",
     "16x64b": "16dp64b",
