@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from tmemviz.catalog_cp import CopyShape, Placement, load_copy_shape
 from tmemviz.errors import TmemvizError
+from tmemviz.shapefile import check_fields, describe, read_yaml, yaml_files
 
 THREADS = 32
 """Threads of a warp; each tcgen05.ld/st is a warp-collective (PTX 9.7.16.8.3)."""
@@ -34,7 +34,9 @@ NUMS = (1, 2, 4, 8, 16, 32, 64, 128)
 BASES = ("taddr", "taddr+immHalfSplitoff")
 """Where an access starts: at taddr, or (``.16x32bx2``) at taddr + immHalfSplitoff."""
 
-MAX_FILE_BYTES = 1 << 20
+CP_SUBDIR = "cp"
+"""The subdirectory of a layouts directory that holds tcgen05.cp shapes."""
+
 FIELDS = {
     "ptx_name": str,
     "aliases": list,
@@ -108,9 +110,10 @@ class Shape:
 
 @dataclass(frozen=True)
 class Catalog:
-    """Every known shape, found by PTX name or alias."""
+    """Every known shape, found by PTX name or alias: ld/st shapes and cp shapes apart."""
 
     shapes: tuple[Shape, ...]
+    copies: tuple[CopyShape, ...] = ()
 
     def names(self) -> list[str]:
         return [s.name for s in self.shapes]
@@ -126,8 +129,40 @@ class Catalog:
         shape = self.find(name)
         if shape is None:
             known = ", ".join(s.name for s in self.shapes)
-            raise TmemvizError(f"unknown shape '{name}'; known shapes: {known}")
+            hint = ""
+            if self.find_copy(name) is not None:
+                hint = f" ({name} is a tcgen05.cp shape: use 'tmemviz cp {name}')"
+            raise TmemvizError(f"unknown shape '{name}'; known tcgen05.ld/st shapes: {known}{hint}")
         return shape
+
+    def find_copy(self, name: str) -> CopyShape | None:
+        key = name.strip().lower().lstrip(".")
+        for shape in self.copies:
+            if key == shape.name or key in (a.lower() for a in shape.aliases):
+                return shape
+        return None
+
+    def get_copy(self, name: str) -> CopyShape:
+        shape = self.find_copy(name)
+        if shape is None:
+            known = ", ".join(s.name for s in self.copies)
+            hint = ""
+            if self.find(name) is not None:
+                hint = f" ({name} is a tcgen05.ld/st shape: use 'tmemviz layout {name}')"
+            raise TmemvizError(f"unknown tcgen05.cp shape '{name}'; known cp shapes: {known}{hint}")
+        return shape
+
+    def find_cutlass_copy(self, name: str) -> tuple[CopyShape, Placement] | None:
+        """The cp shape and multicast of a CUTLASS ``SM100_UTCCP_*`` atom name (without _1cta/_2cta)."""
+
+        def bare(text: str) -> str:
+            return text.strip().lower().removeprefix("sm100_utccp_")
+
+        for shape in self.copies:
+            for placement in shape.placements:
+                if placement.cutlass and bare(placement.cutlass) == bare(name):
+                    return shape, placement
+        return None
 
 
 def builtin_dir() -> Path:
@@ -138,10 +173,18 @@ def builtin_dir() -> Path:
 
 
 def load_catalog(extra_dirs: Sequence[str | os.PathLike[str]] = ()) -> Catalog:
-    """Load the shipped shapes plus every ``*.yaml``/``*.yml`` of ``extra_dirs``."""
-    files = _yaml_files(builtin_dir(), builtin=True)
-    for d in extra_dirs:
-        files += _yaml_files(Path(d), builtin=False)
+    """Load the shipped shapes plus every ``*.yaml``/``*.yml`` of ``extra_dirs``.
+
+    tcgen05.ld/st shapes sit directly in a layouts directory, tcgen05.cp shapes in
+    its ``cp/`` subdirectory.
+    """
+    dirs = [(builtin_dir(), True)] + [(Path(d), False) for d in extra_dirs]
+    files: list[Path] = []
+    copy_files: list[Path] = []
+    for directory, builtin in dirs:
+        files += yaml_files(directory, builtin=builtin)
+        if (directory / CP_SUBDIR).is_dir():
+            copy_files += yaml_files(directory / CP_SUBDIR, builtin=builtin)
     shapes: list[Shape] = []
     seen: dict[str, str] = {}
     for path in files:
@@ -156,53 +199,36 @@ def load_catalog(extra_dirs: Sequence[str | os.PathLike[str]] = ()) -> Catalog:
         shapes.append(shape)
     # The PTX figures' order (183..187) reads best; user shapes follow by name.
     shapes.sort(key=lambda s: (s.ptx_figure is None, s.ptx_figure or 0, s.name))
-    return Catalog(tuple(shapes))
+    return Catalog(tuple(shapes), _load_copies(copy_files))
 
 
-def _yaml_files(directory: Path, *, builtin: bool) -> list[Path]:
-    if not directory.is_dir():
-        what = "the shipped layouts directory" if builtin else "layouts directory"
-        raise TmemvizError(f"{what} '{directory}' does not exist or is not a directory")
-    return sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+def _load_copies(files: list[Path]) -> tuple[CopyShape, ...]:
+    copies: list[CopyShape] = []
+    seen: dict[str, str] = {}
+    for path in files:
+        shape = load_copy_shape(path)
+        names = [shape.name, *shape.aliases, *(p.cutlass for p in shape.placements if p.cutlass)]
+        for key in names:
+            k = key.lower()
+            if k in seen:
+                raise TmemvizError(
+                    f"{path}: field 'ptx_name'/'aliases'/'cutlass': '{key}' is already defined by {seen[k]}"
+                )
+            seen[k] = str(path)
+        copies.append(shape)
+    # Largest copies first: the order of the tables and the gallery.
+    copies.sort(key=lambda s: (-s.rows * s.row_bits, s.name))
+    return tuple(copies)
 
 
 def load_shape(path: Path) -> Shape:
     """Read one shape file; any problem raises :class:`TmemvizError` naming file and field."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise TmemvizError(f"{path}: {size} bytes is too large for a shape file (limit 1 MiB)")
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TmemvizError(f"{path}: cannot read the file ({exc})") from None
-    try:
-        doc = yaml.safe_load(text)
-    except RecursionError:
-        raise TmemvizError(f"{path}: the YAML is nested too deeply to be a shape file") from None
-    except yaml.YAMLError as exc:
-        where = getattr(exc, "problem_mark", None)
-        at = f" at line {where.line + 1}" if where is not None else ""
-        problem = getattr(exc, "problem", None) or "syntax error"
-        raise TmemvizError(f"{path}: not valid YAML{at}: {problem}") from None
-    return parse_shape(doc, str(path))
+    return parse_shape(read_yaml(path), str(path))
 
 
 def parse_shape(doc: Any, source: str) -> Shape:
     """Validate a loaded YAML document into a :class:`Shape`."""
-    if not isinstance(doc, dict):
-        raise TmemvizError(f"{source}: expected a mapping of fields at the top level")
-    for key in doc:
-        if key not in FIELDS:
-            allowed = ", ".join(FIELDS)
-            raise TmemvizError(f"{source}: unknown field '{key}'; allowed fields: {allowed}")
-    for key in REQUIRED:
-        if key not in doc:
-            raise TmemvizError(f"{source}: field '{key}' is missing")
-    for key, kind in FIELDS.items():
-        if key in doc and not _is(doc[key], kind):
-            raise TmemvizError(
-                f"{source}: field '{key}' must be {_kind_name(kind)}, got {_describe(doc[key])}"
-            )
+    check_fields(doc, source, FIELDS, REQUIRED, "fields at the top level")
 
     def fail(field: str, message: str) -> TmemvizError:
         return TmemvizError(f"{source}: field '{field}': {message}")
@@ -214,7 +240,7 @@ def parse_shape(doc: Any, source: str) -> Shape:
     aliases = doc.get("aliases", [])
     for i, alias in enumerate(aliases):
         if not isinstance(alias, str) or not _NAME.match(alias):
-            raise fail(f"aliases[{i}]", f"expected a name such as '16dp256b', got {_describe(alias)}")
+            raise fail(f"aliases[{i}]", f"expected a name such as '16dp256b', got {describe(alias)}")
     lanes = doc["lanes"]
     if not 1 <= lanes <= WARP_LANES:
         raise fail("lanes", f"must be 1..{WARP_LANES} (one warp reaches 32 TMEM lanes, PTX 9.7.16.8.1)")
@@ -271,14 +297,14 @@ def _parse_accesses(
                 raise fail(f"{field}.{key}", f"unknown field; allowed: {', '.join(ACCESS_FIELDS)}")
         base = str(access.get("base", "")).replace(" ", "")
         if base != BASES[a]:
-            raise fail(f"{field}.base", f"expected '{BASES[a]}', got {_describe(access.get('base'))}")
+            raise fail(f"{field}.base", f"expected '{BASES[a]}', got {describe(access.get('base'))}")
         grid = access.get("grid")
         if not isinstance(grid, list) or len(grid) != lanes:
             raise fail(f"{field}.grid", f"expected a list of {lanes} rows (one per lane)")
         for lane, row in enumerate(grid):
             rf = f"{field}.grid[{lane}]"
             if not isinstance(row, str):
-                raise fail(rf, f"expected a string of {width} entries like 'T6r3', got {_describe(row)}")
+                raise fail(rf, f"expected a string of {width} entries like 'T6r3', got {describe(row)}")
             tokens = row.split()
             if len(tokens) != width:
                 raise fail(rf, f"expected {width} entries (columns_per_rep), got {len(tokens)}")
@@ -305,28 +331,3 @@ def _parse_accesses(
     slots = tuple(by_key[(t, r)] for t in range(THREADS) for r in range(regs))
     owners = tuple(t * regs + r for t, r in cell_keys)
     return slots, owners
-
-
-def _is(value: Any, kind: type) -> bool:
-    if kind is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    return isinstance(value, kind)
-
-
-def _kind_name(kind: type) -> str:
-    return {int: "a whole number", str: "a string", list: "a list"}.get(kind, kind.__name__)
-
-
-def _describe(value: Any) -> str:
-    """A short description; never ``repr`` a container, which an alias bomb would expand."""
-    if value is None:
-        return "nothing"
-    if isinstance(value, bool):
-        return f"the boolean {value}"
-    if isinstance(value, list):
-        return f"a list of {len(value)} items"
-    if isinstance(value, dict):
-        return f"a mapping of {len(value)} fields"
-    if isinstance(value, str):
-        return repr(value[:40] + ("..." if len(value) > 40 else ""))
-    return f"{type(value).__name__} {str(value)[:40]}"

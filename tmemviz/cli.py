@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
+from rich.console import Console, RenderableType
 
 from tmemviz import mapper
 from tmemviz.catalog import Catalog, load_catalog
@@ -26,7 +26,10 @@ from tmemviz.render import export, tables, text
 
 app = typer.Typer(
     name="tmemviz",
-    help="Exact data layouts of Blackwell Tensor Memory instructions (tcgen05.ld / tcgen05.st).",
+    help=(
+        "Exact data layouts of Blackwell Tensor Memory instructions "
+        "(tcgen05.ld / tcgen05.st / tcgen05.cp, with decompression)."
+    ),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -127,12 +130,17 @@ def shapes(
     ] = ShapesFormat.table,
     layouts: LayoutsOpt = None,
 ) -> None:
-    """List every shape with its CUTLASS name, lanes, bits and registers per .num (Table 49)."""
+    """List every shape: ld/st with registers per .num (Table 49), then cp with its multicasts."""
     catalog = _catalog(layouts)
     if format is ShapesFormat.json:
         sys.stdout.write(json.dumps(export.shapes_record(catalog), indent=1) + "\n")
     else:
-        Console().print(tables.shapes_view(catalog))
+        from tmemviz.render.tables_cp import copy_shapes_view
+
+        console = Console()
+        console.print(tables.shapes_view(catalog))
+        console.print()
+        console.print(copy_shapes_view(catalog))
 
 
 @app.command()
@@ -242,6 +250,158 @@ def where(
         sys.stdout.write(json.dumps(record) + "\n")
     else:
         sys.stdout.write(text.where_sentence(ins, thread, reg, found) + "\n")
+
+
+def _deliver(body: str | RenderableType, output: Optional[Path]) -> None:
+    """Print to the terminal, or write the text (atomically) to ``output``."""
+    if not isinstance(body, str):
+        console = Console() if output is None else Console(record=True, width=160, file=io.StringIO())
+        console.print(body)
+        if output is None:
+            return
+        body = console.export_text()
+    if output is None:
+        sys.stdout.write(body)
+    else:
+        from tmemviz.output import write_atomic
+
+        write_atomic(output, body.encode())
+
+
+CopyShapeArg = Annotated[
+    str,
+    typer.Argument(
+        help=(
+            "cp shape: 128x256b, 4x256b, 128x128b, 64x128b, 32x128b; qualifiers may follow "
+            "(64x128b.warpx2::01_23), or give a whole tcgen05.cp line or a CUTLASS SM100_UTCCP_* name."
+        ),
+        show_default=False,
+    ),
+]
+MulticastOpt = Annotated[
+    Optional[str],
+    typer.Option("--multicast", "-m", help="warpx2::02_13, warpx2::01_23 or warpx4 (as the shape requires)."),
+]
+CtaGroupOpt = Annotated[
+    Optional[str],
+    typer.Option("--cta-group", help="1 or 2 (.cta_group::2 also writes the peer CTA) [default: 1]."),
+]
+DecompressOpt = Annotated[
+    Optional[str], typer.Option("--decompress", help="b4x16_p64 or b6x16_p32 (.b8x16.<fmt> decompression).")
+]
+OutputOpt = Annotated[
+    Optional[Path], typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout.")
+]
+
+
+@app.command()
+def cp(
+    shape: CopyShapeArg,
+    multicast: MulticastOpt = None,
+    cta_group: CtaGroupOpt = None,
+    decompress: DecompressOpt = None,
+    taddr: TaddrOpt = None,
+    row: Annotated[Optional[int], typer.Option("--row", help="Where does this source row land?")] = None,
+    word: Annotated[
+        Optional[int], typer.Option("--word", help="With --row: only this 32-bit word of the row.")
+    ] = None,
+    lane: Annotated[
+        Optional[int], typer.Option("--lane", help="Which source row/word fills this lane?")
+    ] = None,
+    col: Annotated[Optional[int], typer.Option("--col", help="With --lane: the TMEM column.")] = None,
+    cta: Annotated[int, typer.Option("--cta", help="With --lane: 0 = this CTA, 1 = the peer.")] = 0,
+    format: Annotated[
+        TableFormat, typer.Option("--format", "-f", help="table, json or csv.")
+    ] = TableFormat.table,
+    output: OutputOpt = None,
+    layouts: LayoutsOpt = None,
+) -> None:
+    """Where tcgen05.cp puts each source row and word: TMEM cta, lane and column."""
+    from tmemviz import mapper_cp
+    from tmemviz.parse import resolve_copy
+    from tmemviz.render import export_cp, tables_cp
+
+    copy = resolve_copy(
+        _catalog(layouts), shape, multicast=multicast, cta_group=cta_group, decompress=decompress, taddr=taddr
+    )
+    if row is not None and (lane is not None or col is not None):
+        raise TmemvizError("give either --row (where does it land) or --lane and --col (what lands here)")
+    if word is not None and row is None:
+        raise TmemvizError("--word needs --row: it picks one 32-bit word of that source row")
+    if (lane is None) != (col is None):
+        raise TmemvizError("--lane and --col go together: they name one TMEM cell")
+    if cta != 0 and lane is None:
+        raise TmemvizError("--cta goes with --lane and --col: it picks this CTA (0) or the peer (1)")
+    if lane is not None and col is not None:
+        found = mapper_cp.source_of(copy, lane, col, cta)
+        if format is TableFormat.json:
+            body = json.dumps({"instruction": copy.mnemonic, **export_cp.landing_record(copy, found)}) + "\n"
+        elif format is TableFormat.csv:
+            body = export_cp.copy_csv(copy, (found,))
+        else:
+            body = text.source_sentence(copy, found) + "\n"
+        _deliver(body, output)
+        return
+    if row is not None:
+        hits = mapper_cp.row_landings(copy, row, word)
+        if format is TableFormat.json:
+            record = {"instruction": copy.mnemonic, "row": row, "word": word}
+            record["cells"] = [export_cp.landing_record(copy, x) for x in hits]
+            body = json.dumps(record) + "\n"
+        elif format is TableFormat.csv:
+            body = export_cp.copy_csv(copy, hits)
+        else:
+            body = text.row_sentence(copy, row, word, hits) + "\n"
+        _deliver(body, output)
+        return
+    everything = mapper_cp.landings(copy)
+    if format is TableFormat.json:
+        _deliver(export_cp.copy_json(copy, everything), output)
+    elif format is TableFormat.csv:
+        _deliver(export_cp.copy_csv(copy, everything), output)
+    else:
+        _deliver(tables_cp.copy_view(copy, everything), output)
+
+
+@app.command()
+def decompress(
+    fmt: Annotated[
+        str,
+        typer.Argument(metavar="FORMAT", help="b4x16_p64 (4-bit) or b6x16_p32 (6-bit).", show_default=False),
+    ],
+    type: Annotated[
+        Optional[str],
+        typer.Option(
+            "--type", "-t", help="e2m1 (4-bit), e3m2 or e2m3 (6-bit): names the bits, decodes values."
+        ),
+    ] = None,
+    hex: Annotated[
+        Optional[str],
+        typer.Option("--hex", help="Source bytes, byte 0 first: the data bytes or the whole 16-byte chunk."),
+    ] = None,
+    elements: Annotated[
+        Optional[str], typer.Option("--elements", help="16 element codes instead, e.g. 1,2,0x7,0b0101,...")
+    ] = None,
+    format: Annotated[AnswerFormat, typer.Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
+    output: OutputOpt = None,
+) -> None:
+    """How tcgen05.cp widens 16 packed 4/6-bit elements into 8-bit containers; a byte calculator."""
+    from tmemviz import decompress as dec
+    from tmemviz.render import export_cp, tables_cp
+
+    form = dec.get_format(fmt)
+    kind = dec.get_type(form, type)
+    if hex is not None and elements is not None:
+        raise TmemvizError("give either --hex (source bytes) or --elements (element codes), not both")
+    chunk = None
+    if hex is not None:
+        chunk = dec.parse_hex(form, hex)
+    elif elements is not None:
+        chunk = dec.pack(form, dec.parse_codes(form, elements))
+    if format is AnswerFormat.json:
+        _deliver(export_cp.decompress_json(form, kind, chunk), output)
+    else:
+        _deliver(tables_cp.decompress_view(form, kind, chunk), output)
 
 
 @app.command()

@@ -8,6 +8,9 @@ Accepted SHAPE spellings, all case-insensitive:
   ``16dp256b``, ``16dp256b4x``, ``16dp256b4x_16b``, ``SM100_TMEM_LOAD_16dp256b4x``;
 * a whole PTX instruction, operands optional:
   ``tcgen05.ld.sync.aligned.16x32bx2.x8.pack::16b.b32 ..., 16``.
+
+tcgen05.cp SHAPE arguments work the same way: ``64x128b.warpx2::01_23``, a whole
+``tcgen05.cp...`` line, or a CUTLASS ``SM100_UTCCP_*`` atom name.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import TypeVar
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
 from tmemviz.mapper import Instruction, make_instruction
+from tmemviz.mapper_cp import Copy, make_copy
 
 _CUTLASS = re.compile(r"^(?:sm100_tmem_(load|store)_)?(\d+dp\d+b)(\d+)x(_16b)?$", re.IGNORECASE)
 _NUM = re.compile(r"^\.?x?(\d+)$", re.IGNORECASE)
@@ -64,7 +68,8 @@ def parse_spelling(text: str) -> Spelling:
     if tokens[0].lower() == "tcgen05":
         if len(tokens) < 2 or tokens[1].lower() not in ("ld", "st"):
             what = tokens[1] if len(tokens) > 1 else "nothing"
-            raise TmemvizError(f"tcgen05.{what} is not a tcgen05.ld or tcgen05.st instruction")
+            hint = "; use 'tmemviz cp' for tcgen05.cp" if what.lower() == "cp" else ""
+            raise TmemvizError(f"tcgen05.{what} is not a tcgen05.ld or tcgen05.st instruction{hint}")
         op = tokens[1].lower()
         tokens = tokens[2:]
     shape, num, pack, red = None, None, None, False
@@ -235,3 +240,108 @@ def _agree(option: str, spelled: T | None, given: T | None, default: T, prefix: 
     if given is not None:
         return given
     return spelled if spelled is not None else default
+
+
+# --- tcgen05.cp ---------------------------------------------------------------
+
+_UTCCP = re.compile(r"^(?:sm100_utccp_)?([0-9a-z]+?)(?:_([12])cta)?$", re.IGNORECASE)
+_CP_MULTICASTS = {"warpx2::02_13", "warpx2::01_23", "warpx4"}
+_CP_FORMATS = {"b4x16_p64", "b6x16_p32"}
+
+
+@dataclass(frozen=True)
+class CopySpelling:
+    """What a tcgen05.cp SHAPE argument says; ``None`` where it says nothing."""
+
+    shape: str
+    multicast: str | None = None
+    cta_group: int | None = None
+    decompress: str | None = None
+
+
+def parse_cp_spelling(catalog: Catalog, text: str) -> CopySpelling:
+    """Split a cp SHAPE argument: ``64x128b.warpx2::01_23``, a PTX line or a CUTLASS atom.
+
+    >>> from tmemviz.catalog import load_catalog
+    >>> parse_cp_spelling(load_catalog(), "SM100_UTCCP_2x64dp128bitlw0123_2cta")
+    CopySpelling(shape='64x128b', multicast='warpx2::01_23', cta_group=2, decompress=None)
+    >>> parse_cp_spelling(load_catalog(), "tcgen05.cp.cta_group::1.128x128b.b8x16.b6x16_p32 [t], d;")
+    CopySpelling(shape='128x128b', multicast=None, cta_group=1, decompress='b6x16_p32')
+    """
+    text = text.strip()
+    if not text:
+        raise TmemvizError("the shape is empty; give a tcgen05.cp shape such as 128x256b")
+    m = _UTCCP.match(text)
+    if m and "." not in text:
+        found = catalog.find_cutlass_copy(m.group(1))
+        if found is not None:
+            shape, placement = found
+            return CopySpelling(shape.name, placement.multicast, int(m.group(2)) if m.group(2) else None)
+    opcode = text.split()[0]
+    tokens = [t for t in opcode.split(".") if t]
+    if len(tokens) >= 2 and tokens[0].lower() == "tcgen05":
+        if tokens[1].lower() != "cp":
+            raise TmemvizError(
+                f"tcgen05.{tokens[1]} is not a tcgen05.cp instruction; use 'tmemviz layout' for ld/st"
+            )
+        tokens = tokens[2:]
+    shape = multicast = decompress = None
+    cta_group: int | None = None
+    dst = False
+    for token in tokens:
+        low = token.lower()
+        if low.startswith("cta_group::"):
+            cta_group = parse_cta_group(low.removeprefix("cta_group::"))
+        elif low in _CP_MULTICASTS:
+            if multicast is not None:
+                raise TmemvizError(f"'{text}' has two .multicast qualifiers; give one")
+            multicast = low
+        elif low == "b8x16":
+            dst = True
+        elif low in _CP_FORMATS:
+            if decompress is not None:
+                raise TmemvizError(f"'{text}' has two source formats; give one")
+            decompress = low
+        elif shape is None:
+            shape = token
+        else:
+            raise TmemvizError(f"'.{token}' is not a qualifier of tcgen05.cp (PTX 9.7.16.9.2)")
+    if shape is None:
+        raise TmemvizError(f"'{text}' names no tcgen05.cp shape; give one such as 128x256b")
+    if dst != (decompress is not None):
+        raise TmemvizError(
+            ".dst_fmt and .src_fmt come as a pair: write .b8x16.b4x16_p64 or .b8x16.b6x16_p32 "
+            "(PTX 9.7.16.9.2)"
+        )
+    return CopySpelling(shape, multicast, cta_group, decompress)
+
+
+def parse_cta_group(text: str | int) -> int:
+    """``1``, ``2`` or ``cta_group::2``."""
+    key = str(text).strip().lower().lstrip(".").removeprefix("cta_group::")
+    if key not in ("1", "2"):
+        raise TmemvizError(f"the CTA group must be 1 or 2 (.cta_group::1 / .cta_group::2), got '{text}'")
+    return int(key)
+
+
+def resolve_copy(
+    catalog: Catalog,
+    shape_text: str,
+    *,
+    multicast: str | None = None,
+    cta_group: str | None = None,
+    decompress: str | None = None,
+    taddr: str | None = None,
+) -> Copy:
+    """Combine a cp SHAPE spelling with the command-line options into one copy."""
+    spelled = parse_cp_spelling(catalog, shape_text)
+    shape = catalog.get_copy(spelled.shape)
+    given_multicast = multicast.strip().lower().lstrip(".") if multicast is not None else None
+    fmt = decompress.strip().lower().lstrip(".").removeprefix("b8x16.") if decompress is not None else None
+    return make_copy(
+        shape,
+        _agree("--multicast", spelled.multicast, given_multicast, None),
+        _agree("--cta-group", spelled.cta_group, parse_cta_group(cta_group) if cta_group else None, 1),
+        _agree("--decompress", spelled.decompress, fmt, None),
+        parse_taddr(taddr) if taddr is not None else None,
+    )
