@@ -24,9 +24,30 @@ def _no_user_layouts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+CP_NAMES = {
+    # Every cp shape under every multicast it takes (PTX 9.7.16.9.2), one .cta_group::2 copy,
+    # and the "where does row 40 land" figure.
+    "cp.128x256b": "tcgen05.cp.cta_group::1.128x256b",
+    "cp.128x128b": "tcgen05.cp.cta_group::1.128x128b",
+    "cp.64x128b.warpx2_02_13": "tcgen05.cp.cta_group::1.64x128b.warpx2::02_13",
+    "cp.64x128b.warpx2_01_23": "tcgen05.cp.cta_group::1.64x128b.warpx2::01_23",
+    "cp.32x128b.warpx4": "tcgen05.cp.cta_group::1.32x128b.warpx4",
+    "cp.4x256b": "tcgen05.cp.cta_group::1.4x256b",
+    "cp.128x128b.cta_group2": "tcgen05.cp.cta_group::2.128x128b",
+    "cp.64x128b.warpx2_01_23.row40": "tcgen05.cp.cta_group::1.64x128b.warpx2::01_23",
+}
+DECOMPRESS_NAMES = {
+    # name: (format, type or None for both 6-bit types, PTX figure text)
+    "decompress.b4x16_p64": ("b4x16_p64", "e2m1", "Figures 194, 195"),
+    "decompress.b6x16_p32": ("b6x16_p32", None, "Figure 196"),
+    "decompress.b6x16_p32.e3m2": ("b6x16_p32", "e3m2", "Figure 197"),
+    "decompress.b6x16_p32.e2m3": ("b6x16_p32", "e2m3", "Figure 198"),
+}
+
+
 def expected_names(shapes: list[str]) -> set[str]:
     names = {f"{s}.x{n}{p}" for s in shapes for n in (1, 2, 4) for p in ("", ".pack")}
-    return names | {"16x32bx2.x8.split16", "pack", "unpack"}
+    return names | {"16x32bx2.x8.split16", "pack", "unpack"} | set(CP_NAMES) | set(DECOMPRESS_NAMES)
 
 
 def mnemonic(shape: str, num: int, pack: bool) -> str:
@@ -40,6 +61,16 @@ def test_entries_cover_every_shape(catalog: Catalog) -> None:
     assert len(names) == len(set(names)), "gallery names are not unique"
     assert set(names) == expected_names(catalog.names())
     for e in items:
+        if e.name in CP_NAMES:
+            assert e.copy is not None and e.instruction is None and e.decompress is None
+            assert e.copy.mnemonic == CP_NAMES[e.name] and e.copy.taddr is None
+            assert e.copy_row == (40 if e.name.endswith(".row40") else None)
+            continue
+        if e.name in DECOMPRESS_NAMES:
+            fmt, kind, _ = DECOMPRESS_NAMES[e.name]
+            assert e.decompress is not None and e.decompress.name == fmt
+            assert (e.number_type.name if e.number_type else None) == kind
+            continue
         if e.name in ("pack", "unpack"):
             assert e.instruction is None
             assert e.pack_op == ("ld" if e.name == "pack" else "st")
@@ -91,6 +122,13 @@ def test_index_names_each_figure_and_its_instruction(catalog: Catalog) -> None:
         for fmt in ("svg", "png"):
             assert f"]({name}.{fmt})" in row
             assert (COMMITTED / f"{name}.{fmt}").is_file()
+        if name in CP_NAMES:
+            assert f"`{CP_NAMES[name]}`" in row
+            continue
+        if name in DECOMPRESS_NAMES:
+            fmt, _, figure_text = DECOMPRESS_NAMES[name]
+            assert f".b8x16.{fmt}`" in row and figure_text in row
+            continue
         if name == "pack":
             assert "`tcgen05.ld" in row and "pack::16b" in row and "Figure 193" in row
         elif name == "unpack":

@@ -407,11 +407,21 @@ def decompress(
 @app.command()
 def figure(
     shape: Annotated[
-        str, typer.Argument(help="A shape as for layout, or 'pack' / 'unpack' (PTX Figure 193).")
+        str,
+        typer.Argument(
+            help=(
+                "A shape as for layout; 'pack' / 'unpack' (PTX Figure 193); 'cp' followed by a cp shape; "
+                "or 'decompress' followed by b4x16_p64 / b6x16_p32."
+            )
+        ),
     ],
     output: Annotated[
         str, typer.Option("--output", "-o", help="OUT.png or OUT.svg; '-' writes to stdout (needs --format).")
     ],
+    detail: Annotated[
+        Optional[str],
+        typer.Argument(help="After 'cp': the cp shape; after 'decompress': the format.", show_default=False),
+    ] = None,
     num: NumOpt = None,
     pack: PackOpt = False,
     split_offset: SplitOpt = None,
@@ -422,6 +432,15 @@ def figure(
         Optional[str],
         typer.Option("--highlight", help="Threads to keep in color, e.g. 0,17; the rest are dimmed."),
     ] = None,
+    multicast: MulticastOpt = None,
+    cta_group: CtaGroupOpt = None,
+    decompress: DecompressOpt = None,
+    row: Annotated[
+        Optional[int], typer.Option("--row", help="cp: mark this source row and every lane it lands in.")
+    ] = None,
+    type: Annotated[
+        Optional[str], typer.Option("--type", "-t", help="decompress: e2m1, e3m2 or e2m3 [default: all].")
+    ] = None,
     title: Annotated[
         Optional[str], typer.Option("--title", help="Figure title [default: the PTX instruction].")
     ] = None,
@@ -431,14 +450,53 @@ def figure(
     ] = None,
     layouts: LayoutsOpt = None,
 ) -> None:
-    """Draw a layout as PNG or SVG in the style of the PTX ISA's Matrix Fragment figures."""
-    from tmemviz.parse import parse_threads
-    from tmemviz.render.figure_spec import layout_spec, pack_spec
-
+    """Draw a layout as PNG or SVG in the style of the PTX ISA figures (ld/st, pack, cp, decompression)."""
     fmt = _figure_format(output, format)
-    if shape.lower() in ("pack", "unpack"):
+    ldst = {"--num": num, "--pack": pack or None, "--split-offset": split_offset, "--warp": warp, "--op": op}
+    ldst["--highlight"] = highlight
+    cp_only = {"--multicast": multicast, "--cta-group": cta_group, "--decompress": decompress, "--row": row}
+    kind = _figure_kind(_catalog(layouts), shape, detail)
+    given_ldst = [k for k, v in ldst.items() if v is not None]
+    given_cp = [k for k, v in cp_only.items() if v is not None]
+    if kind != "ldst" and given_ldst:
+        raise TmemvizError(f"{given_ldst[0]} applies to tcgen05.ld/st figures, not to a {kind} figure")
+    if kind != "cp" and given_cp:
+        raise TmemvizError(f"{given_cp[0]} applies to tcgen05.cp figures ('tmemviz figure cp SHAPE ...')")
+    if kind != "decompress" and type is not None:
+        raise TmemvizError("--type applies to decompression figures ('tmemviz figure decompress FORMAT ...')")
+    if kind in ("pack", "decompress") and taddr is not None:
+        raise TmemvizError(f"--taddr does not apply to a {kind} figure")
+    if kind == "pack":
+        from tmemviz.render.figure_spec import pack_spec
+
         spec = pack_spec("ld" if shape.lower() == "pack" else "st")
+    elif kind == "decompress":
+        from tmemviz import decompress as dec
+        from tmemviz.render.figure_spec_cp import decompress_spec
+
+        form = dec.get_format(detail or "")
+        spec = decompress_spec(form, dec.get_type(form, type) if type else None, title=title)
+    elif kind == "cp":
+        from tmemviz import mapper_cp
+        from tmemviz.parse import resolve_copy
+        from tmemviz.render.figure_spec_cp import copy_spec
+
+        spelled = detail if shape.lower() == "cp" else shape
+        copy = resolve_copy(
+            _catalog(layouts),
+            spelled or "",
+            multicast=multicast,
+            cta_group=cta_group,
+            decompress=decompress,
+            taddr=taddr,
+        )
+        if row is not None:
+            mapper_cp.row_landings(copy, row)  # a clear error for a row the shape does not have
+        spec = copy_spec(copy, row=row, title=title)
     else:
+        from tmemviz.parse import parse_threads
+        from tmemviz.render.figure_spec import layout_spec
+
         ins = _instruction(layouts, shape, num, pack, split_offset, taddr, warp, op)
         threads = parse_threads(highlight) if highlight else frozenset()
         spec = layout_spec(ins, mapper.cells(ins), highlight=threads, title=title)
@@ -452,6 +510,28 @@ def figure(
         from tmemviz.output import write_atomic
 
         write_atomic(Path(output), data)
+
+
+def _figure_kind(catalog: Catalog, shape: str, detail: Optional[str]) -> str:
+    """``ldst``, ``pack``, ``cp`` or ``decompress``: what the SHAPE [DETAIL] arguments ask to draw."""
+    word = shape.strip().lower()
+    if word in ("cp", "decompress"):
+        if not detail:
+            what = "a cp shape, e.g. 'figure cp 64x128b'" if word == "cp" else "b4x16_p64 or b6x16_p32"
+            raise TmemvizError(f"'figure {word}' needs {what}")
+        return word
+    if detail is not None:
+        raise TmemvizError(
+            f"unexpected argument '{detail}' after '{shape}'; only 'cp' and 'decompress' take one"
+        )
+    if word in ("pack", "unpack"):
+        return "pack"
+    if word.startswith("tcgen05.cp") or word.startswith("sm100_utccp_"):
+        return "cp"
+    head = word.split(".")[0] if not word.startswith(".") else word.split(".")[1]
+    if catalog.find(head) is None and catalog.find_copy(head) is not None:
+        return "cp"
+    return "ldst"
 
 
 def _figure_format(output: str, given: Optional[str]) -> str:
@@ -475,13 +555,14 @@ def gallery(
     ),
     layouts: LayoutsOpt = None,
 ) -> None:
-    """Regenerate the documentation gallery: every ld/st shape at x1, x2, x4, plain and packed."""
+    """Regenerate the documentation gallery: ld/st shapes at x1/x2/x4, pack, every cp shape, decompression."""
     from rich.progress import Progress
 
     from tmemviz import gallery as gallery_index
     from tmemviz.output import write_atomic
     from tmemviz.render.figure import draw, render
     from tmemviz.render.figure_spec import layout_spec, pack_spec
+    from tmemviz.render.figure_spec_cp import copy_spec, decompress_spec
 
     items = gallery_index.entries(_catalog(layouts))
     try:
@@ -493,6 +574,10 @@ def gallery(
         for entry in items:
             if entry.instruction is not None:
                 spec = layout_spec(entry.instruction, mapper.cells(entry.instruction))
+            elif entry.copy is not None:
+                spec = copy_spec(entry.copy, row=entry.copy_row)
+            elif entry.decompress is not None:
+                spec = decompress_spec(entry.decompress, entry.number_type)
             else:
                 spec = pack_spec(entry.pack_op or "ld")
             fig = draw(spec)

@@ -192,12 +192,18 @@ def _draw(spec: FigureSpec) -> Figure:
                 arrow.label,
                 xy=(ox + arrow.x1 * cw, oy + arrow.y1 * ch),
                 xytext=(ox + arrow.x0 * cw, oy + arrow.y0 * ch),
-                arrowprops={"arrowstyle": "->", "color": "#333333", "linewidth": 1.2},
+                arrowprops={"arrowstyle": "->", "color": arrow.color, "linewidth": 1.2},
                 fontsize=7,
             )
         for note in panel.notes:
             ax.text(
-                ox + note.x * cw, oy + note.y * ch, note.text, fontsize=note.size, ha=note.ha, va="center"
+                ox + note.x * cw,
+                oy + note.y * ch,
+                note.text,
+                fontsize=note.size,
+                ha=note.ha,
+                va="center",
+                color=note.color,
             )
         top = bottom + footer + PANEL_GAP_IN
     polys = [[(b.x, b.y), (b.x + b.w, b.y), (b.x + b.w, b.y + b.h), (b.x, b.y + b.h)] for b in boxes]

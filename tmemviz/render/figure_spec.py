@@ -48,6 +48,7 @@ class Arrow:
     x1: float
     y1: float
     label: str = ""
+    color: str = "#333333"
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class Note:
     text: str
     size: float = 8.0
     ha: str = "center"
+    color: str = "black"
 
 
 @dataclass(frozen=True)
