@@ -819,6 +819,8 @@ runs = [
     ["layout", "16x256b", "-f", "csv"], ["layout", "32x32b", "--view", "threads"],
     ["which", "16x256b", "--num", "x4", "--lane", "9", "--col", "5"],
     ["where", "16x256b", "--num", "x4", "--thread", "5", "--reg", "4"],
+    ["cp", "64x128b", "-m", "warpx2::01_23"], ["cp", "32x128b.warpx4", "-f", "json"],
+    ["cp", "128x256b", "--row", "3"], ["decompress", "b6x16_p32", "--hex", "00" * 12],
 ]
 for argv in runs:
     with contextlib.redirect_stdout(io.StringIO()):

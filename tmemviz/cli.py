@@ -11,12 +11,14 @@ import io
 import json
 import os
 import sys
+from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 from rich.console import Console, RenderableType
+from rich.text import Text
 
 from tmemviz import mapper
 from tmemviz.catalog import Catalog, load_catalog
@@ -252,14 +254,23 @@ def where(
         sys.stdout.write(text.where_sentence(ins, thread, reg, found) + "\n")
 
 
-def _deliver(body: str | RenderableType, output: Optional[Path]) -> None:
-    """Print to the terminal, or write the text (atomically) to ``output``."""
+def _deliver(body: str | RenderableType, output: Optional[Path], notes: Sequence[str] = ()) -> None:
+    """Print to the terminal, or write the text (atomically) to ``output``.
+
+    Each note ("where this rests on something other than the PTX text") is one
+    line, never wrapped, so it can be grepped for.
+    """
+    lines = [f"note: {n}" for n in notes]
     if not isinstance(body, str):
         console = Console() if output is None else Console(record=True, width=160, file=io.StringIO())
         console.print(body)
+        for line in lines:
+            console.print(Text(line, style="yellow"), soft_wrap=True)
         if output is None:
             return
         body = console.export_text()
+    else:
+        body += "".join(f"{line}\n" for line in lines)
     if output is None:
         sys.stdout.write(body)
     else:
@@ -340,7 +351,7 @@ def cp(
             body = export_cp.copy_csv(copy, (found,))
         else:
             body = text.source_sentence(copy, found) + "\n"
-        _deliver(body, output)
+        _deliver(body, output, copy.notes() if format is TableFormat.table else ())
         return
     if row is not None:
         hits = mapper_cp.row_landings(copy, row, word)
@@ -352,7 +363,7 @@ def cp(
             body = export_cp.copy_csv(copy, hits)
         else:
             body = text.row_sentence(copy, row, word, hits) + "\n"
-        _deliver(body, output)
+        _deliver(body, output, copy.notes() if format is TableFormat.table else ())
         return
     everything = mapper_cp.landings(copy)
     if format is TableFormat.json:
@@ -360,7 +371,7 @@ def cp(
     elif format is TableFormat.csv:
         _deliver(export_cp.copy_csv(copy, everything), output)
     else:
-        _deliver(tables_cp.copy_view(copy, everything), output)
+        _deliver(tables_cp.copy_view(copy, everything), output, copy.notes())
 
 
 @app.command()
@@ -401,7 +412,7 @@ def decompress(
     if format is AnswerFormat.json:
         _deliver(export_cp.decompress_json(form, kind, chunk), output)
     else:
-        _deliver(tables_cp.decompress_view(form, kind, chunk), output)
+        _deliver(tables_cp.decompress_view(form, kind, chunk), output, (dec.CONTAINER_BASIS,))
 
 
 @app.command()

@@ -40,9 +40,8 @@ from tmemviz.errors import TmemvizError
 ELEMENTS = 16
 CHUNK_BYTES = 16
 CONTAINER_BASIS = (
-    "container bit positions follow NVIDIA's CuTe DSL example cp_narrow_a_to_tmem_mma.py "
-    "(4-bit value at bits 5:2, 6-bit value at bits 6:1, other bits 0); "
-    "the PTX text shows them only in figures 195/197/198"
+    "container bits (4-bit value at 5:2, 6-bit at 6:1, rest 0) follow NVIDIA's CuTe DSL example "
+    "cp_narrow_a_to_tmem_mma.py; the PTX shows them only in figures 195/197/198"
 )
 """The one line printed wherever container bits are shown."""
 
@@ -207,10 +206,12 @@ def parse_hex(fmt: Format, text: str) -> bytes:
     >>> parse_hex(FORMATS["b4x16_p64"], "10 32 54 76 98 ba dc fe").hex()
     '1032547698badcfe0000000000000000'
     """
-    cleaned = re.sub(r"0x|[\s:_,]", "", text.strip(), flags=re.IGNORECASE)
-    if not re.fullmatch(r"[0-9a-fA-F]*", cleaned) or len(cleaned) % 2:
+    groups = [g for g in re.split(r"[\s:_,]+", text.strip()) if g]
+    groups = [g[2:] if g.lower().startswith("0x") else g for g in groups]
+    # Every group must be whole bytes: "1 0" must not silently become byte 0x10.
+    if not groups or not all(re.fullmatch(r"(?:[0-9a-fA-F]{2})+", g) for g in groups):
         raise TmemvizError(f"--hex must be whole bytes in hex such as '10 32 54 76', got '{text.strip()}'")
-    data = bytes.fromhex(cleaned)
+    data = bytes.fromhex("".join(groups))
     if len(data) == fmt.data_bytes:
         return data + bytes(fmt.padding_bytes)
     if len(data) == CHUNK_BYTES:
@@ -222,12 +223,16 @@ def parse_hex(fmt: Format, text: str) -> bytes:
 
 
 def parse_codes(fmt: Format, text: str) -> tuple[int, ...]:
-    """16 element codes, comma separated, decimal or 0x/0b: ``1,0x5,0b0111,...``."""
+    """16 element codes, comma separated, decimal or 0x/0b: ``1,0x5,0b0111,...``.
+
+    >>> parse_codes(FORMATS["b4x16_p64"], "07," * 15 + "0b1111")[-2:]
+    (7, 15)
+    """
     parts = [p.strip() for p in text.split(",") if p.strip()]
     codes: list[int] = []
     for part in parts:
         try:
-            codes.append(int(part, 0))
+            codes.append(int(part, 0) if part[:2].lower() in ("0x", "0b", "0o") else int(part, 10))
         except ValueError:
             raise TmemvizError(
                 f"--elements must be whole numbers such as 5, 0x5 or 0b0101; got '{part}'"

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tmemviz.catalog import Catalog
-from tmemviz.decompress import CONTAINER_BASIS, ELEMENTS, Format, NumberType, tmem_position, unpack, widen
+from tmemviz.decompress import ELEMENTS, Format, NumberType, tmem_position, unpack, widen
 from tmemviz.mapper_cp import Copy, Landing, row_block, source_bits, warp_of
 from tmemviz.render.palette import thread_color
 
@@ -90,12 +90,11 @@ def band_grid(cp: Copy, landings: tuple[Landing, ...]) -> RenderableType:
 
 
 def copy_view(cp: Copy, landings: tuple[Landing, ...]) -> RenderableType:
-    """The block summary, the band grid, the caption and every basis note."""
+    """The block summary, the band grid and the caption (the CLI prints :meth:`Copy.notes` after it)."""
     parts: list[RenderableType] = [blocks_view(cp), band_grid(cp, landings)]
     if cp.decompress is not None:
         parts.append(decompressed_words_view(cp))
     parts.append(Text(copy_caption(cp), style="italic"))
-    parts.extend(Text(f"note: {n}", style="yellow") for n in cp.notes())
     return Group(*parts)
 
 
@@ -156,7 +155,10 @@ def container_pattern(fmt: Format, kind: NumberType | None) -> str:
 
 
 def decompress_view(fmt: Format, kind: NumberType | None, chunk: bytes | None) -> RenderableType:
-    """Element by element: source bits, TMEM column and byte, container bits (and values, if given)."""
+    """Element by element: source bits, TMEM column and byte, container bits (and values, if given).
+
+    The CLI prints :data:`CONTAINER_BASIS` after it, as one unwrapped line.
+    """
     title = (
         f".b8x16.{fmt.name}: {ELEMENTS} x {fmt.element_bits}-bit elements ({fmt.data_bytes} bytes) + "
         f"{fmt.padding_bytes} bytes padding -> {ELEMENTS} x 8-bit containers "
@@ -207,7 +209,6 @@ def decompress_view(fmt: Format, kind: NumberType | None, chunk: bytes | None) -
         parts.append(Text(f"output (16 containers, byte 0 first): {out.hex(' ')}", style="bold"))
     if kind is None and fmt.element_bits == 6:
         parts.append(Text("give --type e3m2 or --type e2m3 to name the bits and show values", style="dim"))
-    parts.append(Text(f"note: {CONTAINER_BASIS}", style="yellow"))
     return Group(*parts)
 
 
