@@ -8,6 +8,8 @@ hits all of them alike:
 * floor: ``python -c "import typer, rich.console, rich.table"`` (what any
   Typer + Rich CLI must pay);
 * ``python -m tmemviz which 16x256b --num x4 --lane 9 --col 5``;
+* ``python -m tmemviz cp 64x128b.warpx2::01_23 --row 40`` and
+  ``python -m tmemviz decompress b4x16_p64 --hex ... --format json``;
 * the installed ``tmemviz`` console script next to this interpreter, if any.
 
 Targets: median CLI time <= 1.6x the floor's median; all 74 layouts (5 shapes x
@@ -29,6 +31,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 QUERY = ["which", "16x256b", "--num", "x4", "--lane", "9", "--col", "5"]
+CP_QUERY = ["cp", "64x128b.warpx2::01_23", "--row", "40"]
+DECOMPRESS_QUERY = ["decompress", "b4x16_p64", "--hex", "1032547698badcfe", "--format", "json"]
 FLOOR = [sys.executable, "-c", "import typer, rich.console, rich.table"]
 RATIO_TARGET = 1.6
 LAYOUTS_TARGET_S = 0.1
@@ -89,6 +93,22 @@ def time_in_process(repeats: int) -> tuple[list[float], list[float], int]:
     return catalog_times, _repeat(all_layouts, repeats), len(combos)
 
 
+def time_copies(repeats: int) -> tuple[list[float], int]:
+    """All tcgen05.cp landings: every shape x multicast x CTA group (x3 decompression)."""
+    from tmemviz import mapper_cp
+    from tmemviz.catalog import load_catalog
+
+    catalog = load_catalog()
+    copies = [
+        mapper_cp.make_copy(s, p.multicast, g, d)
+        for s in catalog.copies
+        for p in s.placements
+        for g in (1, 2)
+        for d in (None, "b4x16_p64", "b6x16_p32")
+    ]
+    return _repeat(lambda: sum(len(mapper_cp.landings(c)) for c in copies), repeats), len(copies)
+
+
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:8.1f}"
 
@@ -102,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     commands = {
         "floor: import typer, rich": FLOOR,
         "python -m tmemviz which": [sys.executable, "-m", "tmemviz", *QUERY],
+        "python -m tmemviz cp --row": [sys.executable, "-m", "tmemviz", *CP_QUERY],
+        "python -m tmemviz decompress --hex": [sys.executable, "-m", "tmemviz", *DECOMPRESS_QUERY],
     }
     script = shutil.which("tmemviz", path=str(Path(sys.executable).parent))
     if script:
@@ -137,6 +159,14 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{label:<{width}}  {_ms(statistics.median(layout_times))}  {_ms(min(layout_times))}  "
         f"{layout_times[0] * 1000:6.1f}   < {LAYOUTS_TARGET_S * 1000:.0f} ms {'ok' if passed else 'MISSED'}"
+    )
+    copy_times, copies = time_copies(max(5, args.runs // 4))
+    passed = statistics.median(copy_times) < LAYOUTS_TARGET_S
+    ok &= passed
+    label = f"all {copies} cp copies (mapper_cp.landings)"
+    print(
+        f"{label:<{width}}  {_ms(statistics.median(copy_times))}  {_ms(min(copy_times))}  "
+        f"{copy_times[0] * 1000:6.1f}   < {LAYOUTS_TARGET_S * 1000:.0f} ms {'ok' if passed else 'MISSED'}"
     )
     return 1 if args.check and not ok else 0
 

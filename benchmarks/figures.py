@@ -72,6 +72,25 @@ def main(argv: list[str] | None = None) -> int:
 
             rows.append((f"{ins.qualifiers} {fmt.upper()}", best_of(args.runs, work), FIGURE_TARGET_S))
 
+    from tmemviz import decompress, mapper_cp
+    from tmemviz.render.figure_spec_cp import copy_spec, decompress_spec
+
+    # The busiest cp figure (8 columns, both CTAs) and the busiest decompression figure.
+    cp = mapper_cp.make_copy(catalog.get_copy("128x256b"), cta_group=2)
+    six = decompress.FORMATS["b6x16_p32"]
+    for fmt in ("png", "svg"):
+
+        def draw_cp(fmt: str = fmt) -> bytes:
+            return render(draw(copy_spec(cp, row=70)), fmt)
+
+        def draw_dec(fmt: str = fmt) -> bytes:
+            return render(draw(decompress_spec(six)), fmt)
+
+        rows.append(
+            (f"cp {cp.qualifiers} cta_group::2 {fmt.upper()}", best_of(args.runs, draw_cp), FIGURE_TARGET_S)
+        )
+        rows.append((f"decompress {six.name} {fmt.upper()}", best_of(args.runs, draw_dec), FIGURE_TARGET_S))
+
     from tmemviz.cli import main as cli
 
     with tempfile.TemporaryDirectory() as tmp:

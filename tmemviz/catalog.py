@@ -12,12 +12,15 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tmemviz.catalog_cp import CopyShape, Placement, load_copy_shape
 from tmemviz.errors import TmemvizError
 from tmemviz.shapefile import check_fields, describe, read_yaml, yaml_files
+
+if TYPE_CHECKING:
+    from tmemviz.catalog_cp import CopyShape, Placement
 
 THREADS = 32
 """Threads of a warp; each tcgen05.ld/st is a warp-collective (PTX 9.7.16.8.3)."""
@@ -113,7 +116,13 @@ class Catalog:
     """Every known shape, found by PTX name or alias: ld/st shapes and cp shapes apart."""
 
     shapes: tuple[Shape, ...]
-    copies: tuple[CopyShape, ...] = ()
+    copy_files: tuple[Path, ...] = ()
+    """The tcgen05.cp shape files; read and validated on first use of :attr:`copies`."""
+
+    @cached_property
+    def copies(self) -> tuple[CopyShape, ...]:
+        """Every tcgen05.cp shape, loaded lazily: ld/st commands never pay for reading them."""
+        return _load_copies(self.copy_files)
 
     def names(self) -> list[str]:
         return [s.name for s in self.shapes]
@@ -199,10 +208,12 @@ def load_catalog(extra_dirs: Sequence[str | os.PathLike[str]] = ()) -> Catalog:
         shapes.append(shape)
     # The PTX figures' order (183..187) reads best; user shapes follow by name.
     shapes.sort(key=lambda s: (s.ptx_figure is None, s.ptx_figure or 0, s.name))
-    return Catalog(tuple(shapes), _load_copies(copy_files))
+    return Catalog(tuple(shapes), tuple(copy_files))
 
 
-def _load_copies(files: list[Path]) -> tuple[CopyShape, ...]:
+def _load_copies(files: Sequence[Path]) -> tuple[CopyShape, ...]:
+    from tmemviz.catalog_cp import load_copy_shape
+
     copies: list[CopyShape] = []
     seen: dict[str, str] = {}
     for path in files:

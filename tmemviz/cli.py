@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console, RenderableType
@@ -26,17 +26,18 @@ from tmemviz.errors import TmemvizError
 from tmemviz.parse import parse_half, resolve
 from tmemviz.render import export, tables, text
 
-app = typer.Typer(
-    name="tmemviz",
-    help=(
+APP_SETTINGS: dict[str, Any] = {
+    "name": "tmemviz",
+    "help": (
         "Exact data layouts of Blackwell Tensor Memory instructions "
         "(tcgen05.ld / tcgen05.st / tcgen05.cp, with decompression)."
     ),
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
+    "no_args_is_help": True,
+    "add_completion": False,
+    "pretty_exceptions_enable": False,
+    "rich_markup_mode": None,
+}
+app = typer.Typer(**APP_SETTINGS)
 
 
 class TableFormat(str, Enum):
@@ -599,10 +600,32 @@ def gallery(
     sys.stdout.write(f"wrote {2 * len(items)} figures and README.md to {directory}\n")
 
 
+def _app_for(argv: list[str]) -> typer.Typer:
+    """The app holding only the command ``argv`` names, or the whole app (help, typos).
+
+    Typer builds the parser of every registered command on each run, about 2 ms
+    per command; a one-shot query should pay only for its own. The callback keeps
+    it a group, so ``tmemviz which ...`` parses and reports usage exactly as the
+    full app does.
+    """
+    wanted = [c for c in app.registered_commands if argv and c.callback and c.callback.__name__ == argv[0]]
+    if len(wanted) != 1 or any(a in ("--help", "-h") for a in argv[1:2]):
+        return app
+    single = typer.Typer(**APP_SETTINGS)
+    single.callback()(_no_options)
+    single.registered_commands = wanted
+    return single
+
+
+def _no_options() -> None:
+    """Exact data layouts of Blackwell Tensor Memory instructions."""
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     """Run the CLI; bad input becomes one line on stderr and exit status 2."""
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        result = app(args=argv, prog_name="tmemviz", standalone_mode=False)
+        result = _app_for(args)(args=args, prog_name="tmemviz", standalone_mode=False)
     except TmemvizError as exc:
         sys.stderr.write(f"tmemviz: {exc}\n")
         return 2

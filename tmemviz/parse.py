@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
 from tmemviz.mapper import Instruction, make_instruction
-from tmemviz.mapper_cp import Copy, make_copy
+
+if TYPE_CHECKING:
+    from tmemviz.mapper_cp import Copy
 
 _CUTLASS = re.compile(r"^(?:sm100_tmem_(load|store)_)?(\d+dp\d+b)(\d+)x(_16b)?$", re.IGNORECASE)
 _NUM = re.compile(r"^\.?x?(\d+)$", re.IGNORECASE)
@@ -334,6 +336,8 @@ def resolve_copy(
     taddr: str | None = None,
 ) -> Copy:
     """Combine a cp SHAPE spelling with the command-line options into one copy."""
+    from tmemviz.mapper_cp import make_copy
+
     spelled = parse_cp_spelling(catalog, shape_text)
     shape = catalog.get_copy(spelled.shape)
     given_multicast = multicast.strip().lower().lstrip(".") if multicast is not None else None

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from tmemviz import mapper_cp
+from typing import TYPE_CHECKING
+
 from tmemviz.mapper import Cell, Instruction, Owner
-from tmemviz.mapper_cp import Copy, Landing
+
+if TYPE_CHECKING:
+    from tmemviz.mapper_cp import Copy, Landing
 
 HALF_BITS = {0: "bits 15:0", 1: "bits 31:16"}
 
@@ -85,7 +88,9 @@ def bits_phrase(cp: Copy, word: int | None) -> str:
     """With decompression, which packed elements and source bits fill the widened word."""
     if cp.decompress is None or word is None:
         return ""
-    hi, lo = mapper_cp.source_bits(cp, word)
+    from tmemviz.mapper_cp import source_bits
+
+    hi, lo = source_bits(cp, word)
     first = 4 * (word % 4)
     return (
         f" (widened elements {first}..{first + 3} of 16-byte chunk {word // 4}, "
