@@ -113,15 +113,23 @@ class Shape:
 
 @dataclass(frozen=True)
 class Catalog:
-    """Every known shape, found by PTX name or alias: ld/st shapes and cp shapes apart."""
+    """Every known shape, found by PTX name or alias: ld/st shapes and cp shapes apart.
 
-    shapes: tuple[Shape, ...]
+    Each kind is read and validated on first use, so a command pays only for the
+    files it needs (a cp query never parses the ld/st files, and the reverse).
+    """
+
+    shape_files: tuple[Path, ...]
     copy_files: tuple[Path, ...] = ()
-    """The tcgen05.cp shape files; read and validated on first use of :attr:`copies`."""
+
+    @cached_property
+    def shapes(self) -> tuple[Shape, ...]:
+        """Every tcgen05.ld/st shape, in PTX figure order."""
+        return _load_shapes(self.shape_files)
 
     @cached_property
     def copies(self) -> tuple[CopyShape, ...]:
-        """Every tcgen05.cp shape, loaded lazily: ld/st commands never pay for reading them."""
+        """Every tcgen05.cp shape, largest first."""
         return _load_copies(self.copy_files)
 
     def names(self) -> list[str]:
@@ -181,11 +189,12 @@ def builtin_dir() -> Path:
     return packaged if packaged.is_dir() else here.parent / "layouts"
 
 
-def load_catalog(extra_dirs: Sequence[str | os.PathLike[str]] = ()) -> Catalog:
+def load_catalog(extra_dirs: Sequence[str | os.PathLike[str]] = (), *, lazy: bool = False) -> Catalog:
     """Load the shipped shapes plus every ``*.yaml``/``*.yml`` of ``extra_dirs``.
 
     tcgen05.ld/st shapes sit directly in a layouts directory, tcgen05.cp shapes in
-    its ``cp/`` subdirectory.
+    its ``cp/`` subdirectory. With ``lazy`` the files are read when first needed
+    (the CLI); otherwise every file is validated now.
     """
     dirs = [(builtin_dir(), True)] + [(Path(d), False) for d in extra_dirs]
     files: list[Path] = []
@@ -194,6 +203,13 @@ def load_catalog(extra_dirs: Sequence[str | os.PathLike[str]] = ()) -> Catalog:
         files += yaml_files(directory, builtin=builtin)
         if (directory / CP_SUBDIR).is_dir():
             copy_files += yaml_files(directory / CP_SUBDIR, builtin=builtin)
+    catalog = Catalog(tuple(files), tuple(copy_files))
+    if not lazy:
+        _ = catalog.shapes, catalog.copies
+    return catalog
+
+
+def _load_shapes(files: Sequence[Path]) -> tuple[Shape, ...]:
     shapes: list[Shape] = []
     seen: dict[str, str] = {}
     for path in files:
@@ -208,7 +224,7 @@ def load_catalog(extra_dirs: Sequence[str | os.PathLike[str]] = ()) -> Catalog:
         shapes.append(shape)
     # The PTX figures' order (183..187) reads best; user shapes follow by name.
     shapes.sort(key=lambda s: (s.ptx_figure is None, s.ptx_figure or 0, s.name))
-    return Catalog(tuple(shapes), tuple(copy_files))
+    return tuple(shapes)
 
 
 def _load_copies(files: Sequence[Path]) -> tuple[CopyShape, ...]:

@@ -98,7 +98,7 @@ LayoutsOpt = Annotated[
 def _catalog(layouts: Optional[list[Path]]) -> Catalog:
     dirs: list[str | Path] = [d for d in os.environ.get("TMEMVIZ_LAYOUTS", "").split(os.pathsep) if d]
     dirs += layouts or []
-    return load_catalog(dirs)
+    return load_catalog(dirs, lazy=True)
 
 
 def _instruction(
