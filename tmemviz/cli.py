@@ -347,7 +347,8 @@ def cp(
     if lane is not None and col is not None:
         found = mapper_cp.source_of(copy, lane, col, cta)
         if format is TableFormat.json:
-            body = json.dumps({"instruction": copy.mnemonic, **export_cp.landing_record(copy, found)}) + "\n"
+            record = {"instruction": copy.mnemonic, **export_cp.landing_record(copy, found)}
+            body = json.dumps({**record, "notes": list(copy.notes())}) + "\n"
         elif format is TableFormat.csv:
             body = export_cp.copy_csv(copy, (found,))
         else:
@@ -359,6 +360,7 @@ def cp(
         if format is TableFormat.json:
             record = {"instruction": copy.mnemonic, "row": row, "word": word}
             record["cells"] = [export_cp.landing_record(copy, x) for x in hits]
+            record["notes"] = list(copy.notes())
             body = json.dumps(record) + "\n"
         elif format is TableFormat.csv:
             body = export_cp.copy_csv(copy, hits)

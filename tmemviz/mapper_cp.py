@@ -231,7 +231,7 @@ def source_of(cp: Copy, lane: int, col: int, cta: int = 0) -> Landing:
     Landing(row=70, word=5, cta=0, lane=70, col=37)
     """
     if cta not in cp.ctas:
-        peer = "" if cp.cta_group == 2 else "; cta 1 (the peer) is written only with .cta_group::2"
+        peer = "; cta 1 (the peer) is written only with .cta_group::2" if cta == 1 else ""
         raise TmemvizError(f"cta must be 0..{cp.cta_group - 1} for {cp.mnemonic}, got {cta}{peer}")
     lane0, col0 = cp.origin
     rel_lane, word = lane - lane0, col - col0

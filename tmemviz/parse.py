@@ -281,41 +281,57 @@ def parse_cp_spelling(catalog: Catalog, text: str) -> CopySpelling:
             return CopySpelling(shape.name, placement.multicast, int(m.group(2)) if m.group(2) else None)
     opcode = text.split()[0]
     tokens = [t for t in opcode.split(".") if t]
-    if len(tokens) >= 2 and tokens[0].lower() == "tcgen05":
+    whole_line = len(tokens) >= 2 and tokens[0].lower() == "tcgen05"
+    if whole_line:
         if tokens[1].lower() != "cp":
             raise TmemvizError(
                 f"tcgen05.{tokens[1]} is not a tcgen05.cp instruction; use 'tmemviz layout' for ld/st"
             )
         tokens = tokens[2:]
-    shape = multicast = decompress = None
-    cta_group: int | None = None
-    dst = False
+    found: dict[int, str] = {}
     for token in tokens:
         low = token.lower()
-        if low.startswith("cta_group::"):
-            cta_group = parse_cta_group(low.removeprefix("cta_group::"))
-        elif low in _CP_MULTICASTS:
-            if multicast is not None:
-                raise TmemvizError(f"'{text}' has two .multicast qualifiers; give one")
-            multicast = low
-        elif low == "b8x16":
-            dst = True
-        elif low in _CP_FORMATS:
-            if decompress is not None:
-                raise TmemvizError(f"'{text}' has two source formats; give one")
-            decompress = low
-        elif shape is None:
-            shape = token
-        else:
-            raise TmemvizError(f"'.{token}' is not a qualifier of tcgen05.cp (PTX 9.7.16.9.2)")
-    if shape is None:
+        slot = _cp_slot(low, shape_seen=1 in found)
+        if slot == 0:
+            parse_cta_group(low)  # a wrong value is the clearer message, wherever it stands
+        if slot in found:
+            raise TmemvizError(f"'{text}' has two {_CP_SLOTS[slot]} qualifiers (.{found[slot]} and .{token})")
+        if found and slot < max(found):
+            raise TmemvizError(
+                f"'.{token}' is out of place in '{text}': tcgen05.cp qualifiers go in the order "
+                ".cta_group.shape.multicast.b8x16.src_fmt (PTX 9.7.16.9.2)"
+            )
+        found[slot] = low if slot != 1 else token
+    if 1 not in found:
         raise TmemvizError(f"'{text}' names no tcgen05.cp shape; give one such as 128x256b")
-    if dst != (decompress is not None):
+    if (3 in found) != (4 in found):
         raise TmemvizError(
             ".dst_fmt and .src_fmt come as a pair: write .b8x16.b4x16_p64 or .b8x16.b6x16_p32 "
             "(PTX 9.7.16.9.2)"
         )
-    return CopySpelling(shape, multicast, cta_group, decompress)
+    if whole_line and 0 not in found:
+        raise TmemvizError("a tcgen05.cp instruction needs .cta_group::1 or .cta_group::2 (PTX 9.7.16.9.2)")
+    cta_group = parse_cta_group(found[0]) if 0 in found else None
+    return CopySpelling(found[1], found.get(2), cta_group, found.get(4))
+
+
+_CP_SLOTS = (".cta_group", "shape", ".multicast", ".dst_fmt (.b8x16)", ".src_fmt")
+"""The qualifier slots of tcgen05.cp, in the order the PTX syntax writes them."""
+
+
+def _cp_slot(token: str, *, shape_seen: bool) -> int:
+    """Which slot of :data:`_CP_SLOTS` a lower-cased qualifier fills."""
+    if token.startswith("cta_group::"):
+        return 0
+    if token in _CP_MULTICASTS:
+        return 2
+    if token == "b8x16":
+        return 3
+    if token in _CP_FORMATS:
+        return 4
+    if shape_seen:
+        raise TmemvizError(f"'.{token}' is not a qualifier of tcgen05.cp (PTX 9.7.16.9.2)")
+    return 1
 
 
 def parse_cta_group(text: str | int) -> int:
@@ -345,7 +361,9 @@ def resolve_copy(
     return make_copy(
         shape,
         _agree("--multicast", spelled.multicast, given_multicast, None),
-        _agree("--cta-group", spelled.cta_group, parse_cta_group(cta_group) if cta_group else None, 1),
+        _agree(
+            "--cta-group", spelled.cta_group, parse_cta_group(cta_group) if cta_group is not None else None, 1
+        ),
         _agree("--decompress", spelled.decompress, fmt, None),
         parse_taddr(taddr) if taddr is not None else None,
     )

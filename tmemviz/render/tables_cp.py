@@ -58,7 +58,9 @@ def blocks_view(cp: Copy) -> RenderableType:
         rows = f"{block.first}-{block.last}" if block.last > block.first else str(block.first)
         spans = [(lane0 + s, lane0 + s + block.last - block.first) for s in block.starts]
         lanes = ", ".join(f"{a}-{z}" if z > a else str(a) for a, z in spans)
-        warps = ", ".join(sorted({str(warp_of(lane)) for a, z in spans for lane in (a, z)}))
+        warps = ", ".join(
+            str(w) for w in sorted({w for a, z in spans for w in range(warp_of(a), warp_of(z) + 1)})
+        )
         table.add_row(Text(rows, style=f"black on {block_color(b)}"), lanes, warps)
     return table
 
