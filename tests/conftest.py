@@ -7,8 +7,9 @@ register layouts": 5 shapes x legal .num x {unpacked, packed}).
 
 from __future__ import annotations
 
+import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -56,3 +57,22 @@ def build(catalog: Catalog) -> Callable[..., Instruction]:
         return make_instruction(shape, num, pack=pack, **kwargs)  # type: ignore[arg-type]
 
     return _build
+
+
+@pytest.fixture
+def plain_terminal(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A wide, colorless, non-interactive terminal and no user shape directories."""
+    for var in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "TMEMVIZ_LAYOUTS", "LINES"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("NO_COLOR", "1")
+    yield
+
+
+@pytest.fixture(scope="session")
+def ptxas() -> str:
+    """NVIDIA's assembler; the tests that need it skip where it is missing."""
+    exe = shutil.which("ptxas")
+    if exe is None:
+        pytest.skip("ptxas (CUDA 12.8 or newer, for sm_100a) is not on PATH")
+    return exe

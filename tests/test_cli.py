@@ -16,15 +16,14 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_run import bad, flat, ok, run
 from facts_oracle import SHAPES as FACT_SHAPES
 
 from tmemviz import mapper
 from tmemviz.catalog import load_catalog
-from tmemviz.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -39,51 +38,12 @@ CUTLASS = {
 }
 NUMS = (1, 2, 4, 8, 16, 32, 64, 128)
 
+pytestmark = pytest.mark.usefixtures("plain_terminal")
+
 CellKey = tuple[int, int]
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-@pytest.fixture(autouse=True)
-def _plain_terminal(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """A wide, colorless, non-interactive terminal and no user shape directories."""
-    for var in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "TMEMVIZ_LAYOUTS", "LINES"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("COLUMNS", "200")
-    monkeypatch.setenv("NO_COLOR", "1")
-    yield
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    """Run the CLI in-process; return (exit status, stdout, stderr)."""
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def ok(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    code, out, err = run(capsys, *args)
-    assert code == 0, f"tmemviz {' '.join(args)} exited {code}: {err}"
-    assert err == "", f"unexpected stderr: {err!r}"
-    return out
-
-
-def bad(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    """Run a command that must fail: status 2, one 'tmemviz: ' line on stderr, nothing on stdout."""
-    code, out, err = run(capsys, *args)
-    assert "Traceback" not in err
-    assert code == 2, f"exit status {code}, stderr {err!r}"
-    lines = err.splitlines()
-    assert len(lines) == 1, f"expected one line on stderr, got {len(lines)}: {err!r}"
-    assert lines[0].startswith("tmemviz: ") and len(lines[0]) > len("tmemviz: ")
-    assert out == ""
-    return lines[0]
-
-
-def flat(text: str) -> str:
-    """Collapse all whitespace, so wrapped captions can be searched."""
-    return " ".join(text.split())
 
 
 _GRID_CELL = re.compile(r"T\d+ r\d+(?:\.lo|\.hi)?(?: / T\d+ r\d+(?:\.lo|\.hi)?)*|·|…")

@@ -10,60 +10,21 @@ import csv
 import io
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_run import bad, flat, ok
 from facts_oracle_cp import SHAPES, cell_sources, combinations, landings, mnemonic, placements, replicas
 
 from tmemviz.catalog import load_catalog
-from tmemviz.cli import main
 
 COMBOS = combinations()
 PLACEMENTS = placements()
 CELL_KEYS = ["row", "word", "cta", "lane", "col"]
+pytestmark = pytest.mark.usefixtures("plain_terminal")
 BASIS_4X256B = load_catalog().get_copy("4x256b").basis
 Combo = tuple[str, str | None, int, str | None]
 Placement = tuple[str, str | None]
-
-
-@pytest.fixture(autouse=True)
-def _plain_terminal(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """A wide, colorless, non-interactive terminal and no user shape directories."""
-    for var in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "TMEMVIZ_LAYOUTS", "LINES"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("COLUMNS", "200")
-    monkeypatch.setenv("NO_COLOR", "1")
-    yield
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def ok(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    code, out, err = run(capsys, *args)
-    assert code == 0, f"tmemviz {' '.join(args)} exited {code}: {err}"
-    assert err == "", f"unexpected stderr: {err!r}"
-    return out
-
-
-def bad(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    """A command that must fail: status 2, one 'tmemviz: ' line on stderr, nothing on stdout."""
-    code, out, err = run(capsys, *args)
-    assert "Traceback" not in err
-    assert code == 2, f"exit status {code}, stderr {err!r}"
-    lines = err.splitlines()
-    assert len(lines) == 1, f"expected one line on stderr, got {len(lines)}: {err!r}"
-    assert lines[0].startswith("tmemviz: ") and len(lines[0]) > len("tmemviz: ")
-    assert out == ""
-    return lines[0]
-
-
-def flat(text: str) -> str:
-    return " ".join(text.split())
 
 
 def cid(combo: tuple[object, ...]) -> str:

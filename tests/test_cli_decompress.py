@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_run import bad, ok
 from test_decompress import (
     CONTAINER_LOW,
     ELEMENTS,
@@ -27,7 +28,6 @@ from test_decompress import (
     spec_value,
 )
 
-from tmemviz.cli import main
 from tmemviz.decompress import CONTAINER_BASIS
 
 NOTE = f"note: {CONTAINER_BASIS}"
@@ -43,44 +43,16 @@ ROW = re.compile(r"^\s*e(\d+)\s+(\d+):(\d+)\s+(\S+)\s+(\d)\.(\d)(?:\s+([01]+)\s+
 
 
 @pytest.fixture(autouse=True)
-def _plain_terminal(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """A colorless terminal wide enough for the basis note to stay on one line."""
-    for var in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "TMEMVIZ_LAYOUTS", "LINES"):
-        monkeypatch.delenv(var, raising=False)
+def _wide_terminal(plain_terminal: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Wide enough that no table row wraps."""
     monkeypatch.setenv("COLUMNS", "400")
-    monkeypatch.setenv("NO_COLOR", "1")
     yield
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def ok(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    code, out, err = run(capsys, *args)
-    assert code == 0, f"tmemviz {' '.join(args)} exited {code}: {err}"
-    assert err == ""
-    return out
 
 
 def ok_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
     record = json.loads(ok(capsys, "decompress", *args, "--format", "json"))
     assert isinstance(record, dict)
     return record
-
-
-def bad(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    """Exit status 2, exactly one 'tmemviz: ' line on stderr, nothing on stdout, no traceback."""
-    code, out, err = run(capsys, *args)
-    assert "Traceback" not in err
-    assert code == 2, f"exit status {code}, stderr {err!r}"
-    lines = err.splitlines()
-    assert len(lines) == 1, f"expected one stderr line, got {err!r}"
-    assert lines[0].startswith("tmemviz: ") and len(lines[0]) > len("tmemviz: ")
-    assert out == ""
-    return lines[0]
 
 
 def rows(text: str) -> dict[int, re.Match[str]]:

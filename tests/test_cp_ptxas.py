@@ -12,13 +12,11 @@ line by number.
 from __future__ import annotations
 
 import itertools
-import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from facts_oracle_cp import ALL_MULTICASTS, CTA_GROUPS, DECOMPRESS, SHAPES, legal, mnemonic
+from ptxas_run import assemble_lines
 
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
@@ -30,15 +28,6 @@ PROLOGUE = """\
 .target sm_100a
 .address_size 64
 """
-_ERROR_LINE = re.compile(r"line (\d+); (?:error|fatal)")
-
-
-@pytest.fixture(scope="module")
-def ptxas() -> str:
-    exe = shutil.which("ptxas")
-    if exe is None:
-        pytest.skip("ptxas (CUDA 12.8 or newer, for sm_100a) is not on PATH")
-    return exe
 
 
 def assemble(ptxas: str, directory: Path, kernels: list[list[str]]) -> tuple[int, dict[str, str]]:
@@ -52,23 +41,7 @@ def assemble(ptxas: str, directory: Path, kernels: list[list[str]]) -> tuple[int
             lines.append(f"  {s}")
             where[len(lines)] = s
         lines += ["  ret;", "}"]
-    source = directory / "cp.ptx"
-    source.write_text("\n".join(lines) + "\n")
-    result = subprocess.run(
-        [ptxas, "-arch=sm_100a", str(source), "-o", str(directory / "cp.cubin")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    rejected: dict[str, str] = {}
-    for message in (result.stdout + result.stderr).splitlines():
-        m = _ERROR_LINE.search(message)
-        if m is None:
-            continue
-        number = int(m.group(1))
-        assert number in where, f"ptxas error outside the statements: {message}"
-        rejected[where[number]] = message
-    return result.returncode, rejected
+    return assemble_lines(ptxas, directory, lines, where)
 
 
 def hand_statement(shape: str, multicast: str | None, group: int, fmt: str | None) -> str:

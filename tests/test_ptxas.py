@@ -9,14 +9,12 @@ so one call checks many statements.
 
 from __future__ import annotations
 
-import re
-import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from facts_oracle import NUMS, SHAPES, access_width, combinations
+from ptxas_run import assemble_lines
 
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
@@ -36,15 +34,6 @@ HEADER = """\
   ld.param.u32 ta, [p];
 """
 FOOTER = "  ret;\n}\n"
-_ERROR_LINE = re.compile(r"line (\d+); error")
-
-
-@pytest.fixture(scope="module")
-def ptxas() -> str:
-    exe = shutil.which("ptxas")
-    if exe is None:
-        pytest.skip("ptxas (CUDA 12.8 or newer, for sm_100a) is not on PATH")
-    return exe
 
 
 def assemble(ptxas: str, directory: Path, statements: list[str]) -> tuple[int, dict[str, str]]:
@@ -52,25 +41,10 @@ def assemble(ptxas: str, directory: Path, statements: list[str]) -> tuple[int, d
 
     The result maps each rejected statement to ptxas's message for its line.
     """
-    first = HEADER.count("\n") + 1
-    text = HEADER + "".join(f"  {s}\n" for s in statements) + FOOTER
-    source = directory / "k.ptx"
-    source.write_text(text)
-    result = subprocess.run(
-        [ptxas, "-arch=sm_100a", str(source), "-o", str(directory / "k.cubin")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    rejected: dict[str, str] = {}
-    for message in (result.stdout + result.stderr).splitlines():
-        m = _ERROR_LINE.search(message)
-        if m is None:
-            continue
-        index = int(m.group(1)) - first
-        assert 0 <= index < len(statements), f"ptxas error outside the statements: {message}"
-        rejected[statements[index]] = message
-    return result.returncode, rejected
+    head = HEADER.splitlines()
+    where = {len(head) + 1 + i: s for i, s in enumerate(statements)}
+    lines = head + [f"  {s}" for s in statements] + FOOTER.splitlines()
+    return assemble_lines(ptxas, directory, lines, where)
 
 
 def vector(count: int) -> str:
