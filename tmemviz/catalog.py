@@ -28,6 +28,10 @@ THREADS = 32
 WARP_LANES = 32
 """TMEM lanes one warp may touch (PTX 9.7.16.8.1, access restrictions)."""
 
+TMEM_LANES = 128
+TMEM_COLUMNS = 512
+"""Per-CTA Tensor Memory: 128 lanes x 512 columns of 32 bits (PTX 9.7.16.2)."""
+
 MAX_REGISTERS = 128
 """No tcgen05.ld/st vector operand exceeds 128 registers: Tables 49/50 say NA beyond."""
 

@@ -14,12 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tmemviz.catalog import TMEM_COLUMNS, TMEM_LANES, WARP_LANES
 from tmemviz.errors import TmemvizError
 from tmemviz.shapefile import check_fields, describe, read_yaml
-
-TMEM_LANES = 128
-TMEM_COLUMNS = 512
-WARP_LANES = 32
 
 MULTICASTS: dict[str, tuple[frozenset[int], ...]] = {
     # The warps (of the four 32-lane bands) one source row may land in, per qualifier

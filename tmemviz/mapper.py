@@ -30,12 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from tmemviz.catalog import NUMS, THREADS, WARP_LANES, Shape
+from tmemviz.catalog import NUMS, THREADS, TMEM_COLUMNS, TMEM_LANES, WARP_LANES, Shape
 from tmemviz.errors import TmemvizError
-
-TMEM_LANES = 128
-TMEM_COLUMNS = 512
-"""Per-CTA Tensor Memory: 128 lanes x 512 columns of 32 bits (PTX 9.7.16.2)."""
 
 OPS = ("ld", "st")
 
