@@ -140,11 +140,7 @@ class Catalog:
         return [s.name for s in self.shapes]
 
     def find(self, name: str) -> Shape | None:
-        key = name.strip().lower().lstrip(".")
-        for shape in self.shapes:
-            if key == shape.name.lower() or key in (a.lower() for a in shape.aliases):
-                return shape
-        return None
+        return _by_name(self.shapes, name)
 
     def get(self, name: str) -> Shape:
         shape = self.find(name)
@@ -157,11 +153,7 @@ class Catalog:
         return shape
 
     def find_copy(self, name: str) -> CopyShape | None:
-        key = name.strip().lower().lstrip(".")
-        for shape in self.copies:
-            if key == shape.name or key in (a.lower() for a in shape.aliases):
-                return shape
-        return None
+        return _by_name(self.copies, name)
 
     def get_copy(self, name: str) -> CopyShape:
         shape = self.find_copy(name)
@@ -184,6 +176,15 @@ class Catalog:
                 if placement.cutlass and bare(placement.cutlass) == bare(name):
                     return shape, placement
         return None
+
+
+def _by_name(shapes: Sequence[Shape] | Sequence[CopyShape], name: str) -> Any:
+    """The shape whose PTX name or alias is ``name`` (any case, dot optional), else None."""
+    key = name.strip().lower().lstrip(".")
+    for shape in shapes:
+        if key == shape.name.lower() or key in (a.lower() for a in shape.aliases):
+            return shape
+    return None
 
 
 def builtin_dir() -> Path:

@@ -70,6 +70,15 @@ class Placement:
         """TMEM lanes (of one CTA) each source row lands in."""
         return len(self.blocks[0].starts)
 
+    def lane_runs(self) -> tuple[tuple[int, int], ...]:
+        """Every replica of every block as an inclusive (first, last) lane run, relative to taddr."""
+        return tuple((s, s + b.last - b.first) for b in self.blocks for s in b.starts)
+
+    def lane_span(self) -> tuple[int, int]:
+        """The lowest and highest lane written, relative to taddr."""
+        runs = self.lane_runs()
+        return min(lo for lo, _ in runs), max(hi for _, hi in runs)
+
     def block_of(self, row: int) -> int:
         return next(i for i, b in enumerate(self.blocks) if b.first <= row <= b.last)
 

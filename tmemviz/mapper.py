@@ -32,6 +32,7 @@ from typing import NamedTuple
 
 from tmemviz.catalog import NUMS, THREADS, TMEM_COLUMNS, TMEM_LANES, WARP_LANES, Shape
 from tmemviz.errors import TmemvizError
+from tmemviz.ranges import merge_ranges
 
 OPS = ("ld", "st")
 
@@ -124,14 +125,7 @@ class Instruction:
     def column_ranges(self) -> tuple[tuple[int, int], ...]:
         """Accessed columns as sorted, merged inclusive ranges."""
         col0 = self.origin[1]
-        spans = sorted((col0 + b, col0 + b + self.access_width - 1) for b in self.access_bases)
-        merged: list[tuple[int, int]] = []
-        for lo, hi in spans:
-            if merged and lo <= merged[-1][1] + 1:
-                merged[-1] = (merged[-1][0], max(hi, merged[-1][1]))
-            else:
-                merged.append((lo, hi))
-        return tuple(merged)
+        return merge_ranges((col0 + b, col0 + b + self.access_width - 1) for b in self.access_bases)
 
     def describe_span(self) -> str:
         """``lanes 0..15, columns 0..31`` in the instruction's coordinates."""

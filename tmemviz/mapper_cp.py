@@ -31,6 +31,7 @@ from typing import NamedTuple
 from tmemviz.catalog_cp import MULTICASTS, TMEM_COLUMNS, TMEM_LANES, WARP_LANES, CopyShape, Placement
 from tmemviz.decompress import CHUNK_BYTES, Format, get_format
 from tmemviz.errors import TmemvizError
+from tmemviz.ranges import merge_ranges
 
 CTA_GROUPS = (1, 2)
 DECOMPRESS_SHAPES_NOTE = (
@@ -104,8 +105,8 @@ class Copy:
         return tuple(out)
 
     def lane_span(self) -> tuple[int, int]:
-        lanes = [lane for b in self.placement.blocks for s in b.starts for lane in (s, s + b.last - b.first)]
-        return self.origin[0] + min(lanes), self.origin[0] + max(lanes)
+        lo, hi = self.placement.lane_span()
+        return self.origin[0] + lo, self.origin[0] + hi
 
     def column_span(self) -> tuple[int, int]:
         return self.origin[1], self.origin[1] + self.shape.words - 1
@@ -174,8 +175,7 @@ def _check_placement(cp: Copy, taddr: tuple[int, int]) -> None:
             f"(lanes 0..{TMEM_LANES - 1}, columns 0..{TMEM_COLUMNS - 1})"
         )
     # The PTX text states no alignment for tcgen05.cp's taddr; only that every landing fits.
-    rel = Copy(cp.shape, cp.placement, cp.cta_group, cp.decompress, None)
-    lo, hi = rel.lane_span()
+    lo, hi = cp.placement.lane_span()
     if lane + hi >= TMEM_LANES:
         raise TmemvizError(
             f"{cp.qualifiers} writes lanes {lo}..{hi} relative to taddr, so the taddr lane must be "
@@ -249,14 +249,7 @@ def source_of(cp: Copy, lane: int, col: int, cta: int = 0) -> Landing:
 def written_lanes(cp: Copy) -> tuple[tuple[int, int], ...]:
     """The lanes the copy writes (in one CTA), as sorted, merged inclusive ranges."""
     lane0 = cp.origin[0]
-    spans = sorted((lane0 + s, lane0 + s + b.last - b.first) for b in cp.placement.blocks for s in b.starts)
-    merged: list[tuple[int, int]] = []
-    for lo, hi in spans:
-        if merged and lo <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(hi, merged[-1][1]))
-        else:
-            merged.append((lo, hi))
-    return tuple(merged)
+    return merge_ranges((lane0 + lo, lane0 + hi) for lo, hi in cp.placement.lane_runs())
 
 
 def source_bits(cp: Copy, word: int) -> tuple[int, int]:
