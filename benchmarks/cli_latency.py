@@ -77,12 +77,14 @@ def _repeat(fn: Callable[[], object], n: int) -> list[float]:
 def time_in_process(repeats: int) -> tuple[list[float], list[float], int]:
     """(catalog-load times, all-layouts times, number of layouts)."""
     sys.path.insert(0, str(REPO))
-    from tmemviz import mapper
     from tmemviz.catalog import load_catalog
+    from tmemviz.cli.options import KINDS
+    from tmemviz.ldst import layout as mapper
+    from tmemviz.ldst.shapes import KIND as LDST
 
-    catalog_times = _repeat(load_catalog, repeats)
-    catalog = load_catalog()
-    combos = [(s, n, p) for s in catalog.shapes for n in s.nums for p in (False, True)]
+    catalog_times = _repeat(lambda: load_catalog((), KINDS), repeats)
+    catalog = load_catalog((), KINDS)
+    combos = [(s, n, p) for s in catalog.shapes(LDST) for n in s.nums for p in (False, True)]
 
     def all_layouts() -> int:
         total = 0
@@ -95,13 +97,15 @@ def time_in_process(repeats: int) -> tuple[list[float], list[float], int]:
 
 def time_copies(repeats: int) -> tuple[list[float], int]:
     """All tcgen05.cp landings: every shape x multicast x CTA group (x3 decompression)."""
-    from tmemviz import mapper_cp
     from tmemviz.catalog import load_catalog
+    from tmemviz.cli.options import KINDS
+    from tmemviz.cp import layout as mapper_cp
+    from tmemviz.cp.shapes import KIND as CP
 
-    catalog = load_catalog()
+    catalog = load_catalog((), KINDS)
     copies = [
         mapper_cp.make_copy(s, p.multicast, g, d)
-        for s in catalog.copies
+        for s in catalog.shapes(CP)
         for p in s.placements
         for g in (1, 2)
         for d in (None, "b4x16_p64", "b6x16_p32")
@@ -160,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     width = max(width, 40)
     print()
     print(f"{'in-process':<{width}}  {'median':>8}  {'min':>8}  {'first':>7}  target")
-    _in_process_row("load_catalog()", catalog_times, width, None)
+    _in_process_row("load_catalog((), KINDS)", catalog_times, width, None)
     ok &= _in_process_row(f"all {count} layouts (mapper.cells)", layout_times, width, LAYOUTS_TARGET_S)
     ok &= _in_process_row(f"all {copies} cp copies (mapper_cp.landings)", copy_times, width, LAYOUTS_TARGET_S)
     return 1 if args.check and not ok else 0

@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/figures.py [--runs N] [--check]
 
-The first import of matplotlib (through ``tmemviz.render.figure``) is timed
+The first import of matplotlib (through ``tmemviz.draw.figure``) is timed
 once and reported on its own line; everything after it runs warm. Each figure
 row is what ``tmemviz figure`` does after parsing its options: the spec, the
 matplotlib figure and the PNG or SVG bytes (nothing is written to disk), best
@@ -29,8 +29,11 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from tmemviz import mapper  # noqa: E402
 from tmemviz.catalog import load_catalog  # noqa: E402
+from tmemviz.cli.options import KINDS  # noqa: E402
+from tmemviz.cp.shapes import KIND as CP  # noqa: E402
+from tmemviz.ldst import layout as mapper  # noqa: E402
+from tmemviz.ldst.shapes import KIND as LDST  # noqa: E402
 
 FIGURE_TARGET_S = 3.0
 GALLERY_TARGET_S = 60.0
@@ -56,15 +59,15 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.pop("TMEMVIZ_LAYOUTS", None)
 
     start = time.perf_counter()
-    from tmemviz.render.figure import draw, render
-    from tmemviz.render.figure_spec import layout_spec
+    from tmemviz.draw.figure import draw, render
+    from tmemviz.ldst.figures import layout_spec
 
     import_s = time.perf_counter() - start
 
-    catalog = load_catalog()
+    catalog = load_catalog((), KINDS)
     rows: list[tuple[str, float, float]] = []
     for name, num, pack in LAYOUTS:
-        ins = mapper.make_instruction(catalog.get(name), num, pack=pack)
+        ins = mapper.make_instruction(catalog.get(LDST, name), num, pack=pack)
         for fmt in ("png", "svg"):
 
             def work(ins: mapper.Instruction = ins, fmt: str = fmt) -> bytes:
@@ -72,11 +75,12 @@ def main(argv: list[str] | None = None) -> int:
 
             rows.append((f"{ins.qualifiers} {fmt.upper()}", best_of(args.runs, work), FIGURE_TARGET_S))
 
-    from tmemviz import decompress, mapper_cp
-    from tmemviz.render.figure_spec_cp import copy_spec, decompress_spec
+    from tmemviz.cp import decompress
+    from tmemviz.cp import layout as mapper_cp
+    from tmemviz.cp.figures import copy_spec, decompress_spec
 
     # The busiest cp figure (8 columns, both CTAs) and the busiest decompression figure.
-    cp = mapper_cp.make_copy(catalog.get_copy("128x256b"), cta_group=2)
+    cp = mapper_cp.make_copy(catalog.get(CP, "128x256b"), cta_group=2)
     six = decompress.FORMATS["b6x16_p32"]
     for fmt in ("png", "svg"):
 

@@ -14,13 +14,16 @@ from pathlib import Path
 
 import pytest
 
-# The tests import the independent oracle (facts_oracle.py) that sits beside them.
+# The tests import the independent oracle (ldst/oracle.py) that sits beside them.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from facts_oracle import combinations
+from ldst.oracle import combinations
 
-from tmemviz.catalog import Catalog, Shape, load_catalog
-from tmemviz.mapper import Instruction, make_instruction
+from tmemviz.catalog import Catalog, load_catalog
+from tmemviz.cli.options import KINDS
+from tmemviz.ldst.layout import Instruction, make_instruction
+from tmemviz.ldst.shapes import KIND as LDST
+from tmemviz.ldst.shapes import Shape
 
 Combo = tuple[str, int, bool]
 
@@ -39,7 +42,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture(scope="session")
 def catalog() -> Catalog:
-    return load_catalog()
+    return load_catalog((), KINDS)
 
 
 @pytest.fixture(scope="session")
@@ -53,7 +56,7 @@ def build(catalog: Catalog) -> Callable[..., Instruction]:
     """``build(shape_name, num, pack, **kwargs)`` -> a tmemviz Instruction."""
 
     def _build(shape_name: str, num: int, pack: bool = False, **kwargs: object) -> Instruction:
-        shape: Shape = catalog.get(shape_name)
+        shape: Shape = catalog.get(LDST, shape_name)
         return make_instruction(shape, num, pack=pack, **kwargs)  # type: ignore[arg-type]
 
     return _build

@@ -11,6 +11,7 @@ import pytest
 from tmemviz import gallery
 from tmemviz.catalog import Catalog
 from tmemviz.cli import main
+from tmemviz.ldst.shapes import KIND as LDST
 
 REPO = Path(__file__).resolve().parents[1]
 COMMITTED = REPO / "gallery"
@@ -55,28 +56,34 @@ def mnemonic(shape: str, num: int, pack: bool) -> str:
 
 
 def test_entries_cover_every_shape(catalog: Catalog) -> None:
-    assert set(PTX_SHAPES) <= set(catalog.names())
+    assert set(PTX_SHAPES) <= set(catalog.names(LDST))
     items = gallery.entries(catalog)
     names = [e.name for e in items]
     assert len(names) == len(set(names)), "gallery names are not unique"
-    assert set(names) == expected_names(catalog.names())
+    assert set(names) == expected_names(catalog.names(LDST))
     for e in items:
+        # Each entry builds its figure later; what it will draw is in the partial's arguments.
+        build, args, kw = e.build.func.__name__, e.build.args, e.build.keywords  # type: ignore[attr-defined]
         if e.name in CP_NAMES:
-            assert e.copy is not None and e.instruction is None and e.decompress is None
-            assert e.copy.mnemonic == CP_NAMES[e.name] and e.copy.taddr is None
-            assert e.copy_row == (40 if e.name.endswith(".row40") else None)
+            assert build == "copy_spec"
+            (copy,) = args
+            assert copy.mnemonic == CP_NAMES[e.name] and copy.taddr is None
+            assert kw == {"row": 40 if e.name.endswith(".row40") else None}
+            assert e.instruction == f"`{copy.mnemonic}`"
             continue
         if e.name in DECOMPRESS_NAMES:
-            fmt, kind, _ = DECOMPRESS_NAMES[e.name]
-            assert e.decompress is not None and e.decompress.name == fmt
-            assert (e.number_type.name if e.number_type else None) == kind
+            fmt, kind, figure = DECOMPRESS_NAMES[e.name]
+            assert build == "decompress_spec"
+            form, number_type = args
+            assert form.name == fmt and e.ptx_figure == figure
+            assert (number_type.name if number_type else None) == kind
             continue
         if e.name in ("pack", "unpack"):
-            assert e.instruction is None
-            assert e.pack_op == ("ld" if e.name == "pack" else "st")
+            assert build == "pack_spec"
+            assert args == ("ld" if e.name == "pack" else "st",)
             continue
-        ins = e.instruction
-        assert ins is not None and e.pack_op is None
+        assert build == "instruction_spec"
+        (ins,) = args
         assert ins.op == "ld" and ins.taddr is None
         if e.name == "16x32bx2.x8.split16":
             assert (ins.shape.name, ins.num, ins.pack, ins.split_offset) == ("16x32bx2", 8, False, 16)
@@ -117,7 +124,7 @@ def test_index_names_each_figure_and_its_instruction(catalog: Catalog) -> None:
         m = re.match(r"^\| (\S+) \(", line)
         if m:
             rows[m.group(1)] = line
-    assert set(rows) == expected_names(catalog.names())
+    assert set(rows) == expected_names(catalog.names(LDST))
     for name, row in rows.items():
         for fmt in ("svg", "png"):
             assert f"]({name}.{fmt})" in row
@@ -138,6 +145,6 @@ def test_index_names_each_figure_and_its_instruction(catalog: Catalog) -> None:
         else:
             shape, num, *rest = name.split(".")
             assert f"`{mnemonic(shape, int(num[1:]), rest == ['pack'])}`" in row
-            figure = catalog.get(shape).ptx_figure
+            figure = catalog.get(LDST, shape).ptx_figure
             if figure is not None:
                 assert f"Figure {figure}" in row

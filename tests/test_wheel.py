@@ -64,11 +64,23 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_wheel_contains_package_and_shape_files(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-        for shape in SHAPES:
-            member = f"tmemviz/layouts/{shape}.yaml"
+        shipped = sorted((REPO / "layouts").rglob("*.yaml"))
+        assert {f"ldst/{shape}.yaml" for shape in SHAPES} <= {
+            str(p.relative_to(REPO / "layouts")) for p in shipped
+        }
+        for path in shipped:
+            member = f"tmemviz/layouts/{path.relative_to(REPO / 'layouts')}"
             assert member in names, f"{member} missing from {wheel.name}"
-            assert archive.read(member) == (REPO / "layouts" / f"{shape}.yaml").read_bytes()
-        for module in ("__init__", "__main__", "cli", "catalog", "mapper", "parse", "render/tables"):
+            assert archive.read(member) == path.read_bytes()
+        for module in (
+            "__init__",
+            "__main__",
+            "cli/__init__",
+            "cli/app",
+            "catalog",
+            "ldst/layout",
+            "cp/layout",
+        ):
             assert f"tmemviz/{module}.py" in names
         entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
         assert "tmemviz = tmemviz.cli:main" in archive.read(entry_points).decode()

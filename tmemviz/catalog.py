@@ -1,190 +1,51 @@
-"""Load and validate the shape files of ``layouts/`` into frozen dataclasses.
+"""Where shape files come from, and finding a shape by name, for every family alike.
 
-A shape file is the x1 picture of one PTX "Matrix Fragment" figure plus the
-numbers of Tables 49/50. Everything general (``.num`` repetition, packing,
-taddr placement) lives in :mod:`tmemviz.mapper`, so adding a shape means adding
-a file. Every check below names the file and the field it rejects.
+A layouts directory holds one subdirectory per family (``ldst/``, ``cp/``, ...).
+The shipped one ships inside the package; users add their own with
+``--layouts DIR`` or ``$TMEMVIZ_LAYOUTS``. A family describes itself with a
+:class:`ShapeKind` (its subdirectory, how to load its files, how to name it in a
+message) and the catalog reads that family's files on first use, so a command
+pays only for the files it needs. Nothing here knows any family.
 """
 
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import cached_property
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from tmemviz.errors import TmemvizError
-from tmemviz.shapefile import check_fields, describe, read_yaml, yaml_files
-
-if TYPE_CHECKING:
-    from tmemviz.catalog_cp import CopyShape, Placement
-
-THREADS = 32
-"""Threads of a warp; each tcgen05.ld/st is a warp-collective (PTX 9.7.16.8.3)."""
-
-WARP_LANES = 32
-"""TMEM lanes one warp may touch (PTX 9.7.16.8.1, access restrictions)."""
-
-TMEM_LANES = 128
-TMEM_COLUMNS = 512
-"""Per-CTA Tensor Memory: 128 lanes x 512 columns of 32 bits (PTX 9.7.16.2)."""
-
-MAX_REGISTERS = 128
-"""No tcgen05.ld/st vector operand exceeds 128 registers: Tables 49/50 say NA beyond."""
-
-NUMS = (1, 2, 4, 8, 16, 32, 64, 128)
-"""The ``.num`` qualifiers ``.x1`` .. ``.x128`` (PTX 9.7.16.8.3 syntax)."""
-
-BASES = ("taddr", "taddr+immHalfSplitoff")
-"""Where an access starts: at taddr, or (``.16x32bx2``) at taddr + immHalfSplitoff."""
-
-CP_SUBDIR = "cp"
-"""The subdirectory of a layouts directory that holds tcgen05.cp shapes."""
-
-FIELDS = {
-    "ptx_name": str,
-    "aliases": list,
-    "lanes": int,
-    "columns_per_rep": int,
-    "registers_per_rep": int,
-    "max_num": int,
-    "ptx_figure": int,
-    "accesses": list,
-}
-REQUIRED = ("ptx_name", "lanes", "columns_per_rep", "registers_per_rep", "max_num", "accesses")
-ACCESS_FIELDS = ("base", "grid")
-_NAME = re.compile(r"^\.?([0-9a-z_]+)$", re.IGNORECASE)
-_TOKEN = re.compile(r"^T(\d+)r(\d+)$")
+from tmemviz.files import yaml_files
 
 
-@dataclass(frozen=True)
-class Slot:
-    """One cell of the x1 picture: register ``reg`` of ``thread`` at (lane, col) of an access."""
-
-    thread: int
-    reg: int
-    access: int
-    lane: int
-    col: int
-
-
-@dataclass(frozen=True)
-class Shape:
-    """A validated tcgen05.ld/st data-movement shape."""
-
+class Named(Protocol):
     name: str
     aliases: tuple[str, ...]
-    lanes: int
-    columns_per_rep: int
-    registers_per_rep: int
-    max_num: int
-    split: bool
-    ptx_figure: int | None
-    source: str
-    slots: tuple[Slot, ...]
-    """Indexed by ``thread * registers_per_rep + reg``."""
-    owners: tuple[int, ...]
-    """Slot index, indexed by ``(access * lanes + lane) * columns_per_rep + col``."""
 
-    @property
-    def ptx_name(self) -> str:
-        return "." + self.name
 
-    @property
-    def accesses(self) -> int:
-        return 2 if self.split else 1
-
-    @property
-    def bits_per_rep(self) -> int:
-        """Bits each lane moves per repetition (the ``b`` number of the shape's name)."""
-        return 32 * self.columns_per_rep
-
-    @property
-    def nums(self) -> tuple[int, ...]:
-        return tuple(n for n in NUMS if n <= self.max_num)
-
-    def slot(self, thread: int, reg: int) -> Slot:
-        """The x1 cell of ``thread``'s register ``reg`` (``reg < registers_per_rep``)."""
-        return self.slots[thread * self.registers_per_rep + reg]
-
-    def owner(self, access: int, lane: int, col: int) -> Slot:
-        """The x1 slot at (lane, col) of ``access``; all three within the x1 picture."""
-        return self.slots[self.owners[(access * self.lanes + lane) * self.columns_per_rep + col]]
+S = TypeVar("S", bound=Named)
 
 
 @dataclass(frozen=True)
-class Catalog:
-    """Every known shape, found by PTX name or alias: ld/st shapes and cp shapes apart.
+class ShapeKind(Generic[S]):
+    """One family's shape files: where they sit and how they are read and named."""
 
-    Each kind is read and validated on first use, so a command pays only for the
-    files it needs (a cp query never parses the ld/st files, and the reverse).
-    """
-
-    shape_files: tuple[Path, ...]
-    copy_files: tuple[Path, ...] = ()
-
-    @cached_property
-    def shapes(self) -> tuple[Shape, ...]:
-        """Every tcgen05.ld/st shape, in PTX figure order."""
-        return _load_shapes(self.shape_files)
-
-    @cached_property
-    def copies(self) -> tuple[CopyShape, ...]:
-        """Every tcgen05.cp shape, largest first."""
-        return _load_copies(self.copy_files)
-
-    def names(self) -> list[str]:
-        return [s.name for s in self.shapes]
-
-    def find(self, name: str) -> Shape | None:
-        return _by_name(self.shapes, name)
-
-    def get(self, name: str) -> Shape:
-        shape = self.find(name)
-        if shape is None:
-            known = ", ".join(s.name for s in self.shapes)
-            hint = ""
-            if self.find_copy(name) is not None:
-                hint = f" ({name} is a tcgen05.cp shape: use 'tmemviz cp {name}')"
-            raise TmemvizError(f"unknown shape '{name}'; known tcgen05.ld/st shapes: {known}{hint}")
-        return shape
-
-    def find_copy(self, name: str) -> CopyShape | None:
-        return _by_name(self.copies, name)
-
-    def get_copy(self, name: str) -> CopyShape:
-        shape = self.find_copy(name)
-        if shape is None:
-            known = ", ".join(s.name for s in self.copies)
-            hint = ""
-            if self.find(name) is not None:
-                hint = f" ({name} is a tcgen05.ld/st shape: use 'tmemviz layout {name}')"
-            raise TmemvizError(f"unknown tcgen05.cp shape '{name}'; known cp shapes: {known}{hint}")
-        return shape
-
-    def find_cutlass_copy(self, name: str) -> tuple[CopyShape, Placement] | None:
-        """The cp shape and multicast of a CUTLASS ``SM100_UTCCP_*`` atom name (without _1cta/_2cta)."""
-
-        def bare(text: str) -> str:
-            return text.strip().lower().removeprefix("sm100_utccp_")
-
-        for shape in self.copies:
-            for placement in shape.placements:
-                if placement.cutlass and bare(placement.cutlass) == bare(name):
-                    return shape, placement
-        return None
-
-
-def _by_name(shapes: Sequence[Shape] | Sequence[CopyShape], name: str) -> Any:
-    """The shape whose PTX name or alias is ``name`` (any case, dot optional), else None."""
-    key = name.strip().lower().lstrip(".")
-    for shape in shapes:
-        if key == shape.name.lower() or key in (a.lower() for a in shape.aliases):
-            return shape
-    return None
+    subdir: str
+    """The family's subdirectory of a layouts directory, e.g. ``cp``."""
+    title: str
+    """What a user calls the family, e.g. ``tcgen05.cp``."""
+    command: str
+    """The command that shows one of its shapes, e.g. ``cp``."""
+    unknown: str
+    """How an unknown name is introduced, e.g. ``unknown tcgen05.cp shape``."""
+    known: str
+    """How the list of known names is introduced, e.g. ``known cp shapes``."""
+    load: Callable[[Sequence[Path]], tuple[S, ...]]
+    """Read and validate every file (raising :class:`TmemvizError` naming file and field)."""
+    top_level: bool = False
+    """Whether files directly inside a user's layouts directory belong to this family."""
 
 
 def builtin_dir() -> Path:
@@ -194,172 +55,86 @@ def builtin_dir() -> Path:
     return packaged if packaged.is_dir() else here.parent / "layouts"
 
 
-def load_catalog(extra_dirs: Sequence[str | os.PathLike[str]] = (), *, lazy: bool = False) -> Catalog:
-    """Load the shipped shapes plus every ``*.yaml``/``*.yml`` of ``extra_dirs``.
+@dataclass
+class Catalog:
+    """The shipped layouts directory plus users' ones; each family's shapes read on first use.
 
-    tcgen05.ld/st shapes sit directly in a layouts directory, tcgen05.cp shapes in
-    its ``cp/`` subdirectory. With ``lazy`` the files are read when first needed
-    (the CLI); otherwise every file is validated now.
+    ``kinds`` are the families a name may belong to: an unknown name that one of
+    the others knows gets a hint pointing at the right command.
+    """
+
+    dirs: tuple[tuple[Path, bool], ...]
+    """Each layouts directory, and whether it is the shipped one."""
+    kinds: tuple[ShapeKind[Any], ...] = ()
+    _loaded: dict[str, tuple[Any, ...]] = field(default_factory=dict, repr=False)
+
+    def files(self, kind: ShapeKind[Any]) -> tuple[Path, ...]:
+        """The family's shape files, shipped ones first."""
+        found: list[Path] = []
+        for directory, builtin in self.dirs:
+            if kind.top_level and not builtin:
+                found += yaml_files(directory, builtin=False)
+            if (directory / kind.subdir).is_dir():
+                found += yaml_files(directory / kind.subdir, builtin=builtin)
+        return tuple(found)
+
+    def shapes(self, kind: ShapeKind[S]) -> tuple[S, ...]:
+        """Every shape of the family, validated (once per catalog)."""
+        if kind.subdir not in self._loaded:
+            self._loaded[kind.subdir] = kind.load(self.files(kind))
+        return self._loaded[kind.subdir]
+
+    def names(self, kind: ShapeKind[Any]) -> list[str]:
+        """The family's shape names, in its own order."""
+        return [s.name for s in self.shapes(kind)]
+
+    def find(self, kind: ShapeKind[S], name: str) -> S | None:
+        """The shape whose name or alias is ``name`` (any case, dot optional), else None."""
+        key = name.strip().lower().lstrip(".")
+        for shape in self.shapes(kind):
+            if key == shape.name.lower() or key in (a.lower() for a in shape.aliases):
+                return shape
+        return None
+
+    def get(self, kind: ShapeKind[S], name: str) -> S:
+        """The shape named ``name``; an unknown name lists the known ones (and the right family)."""
+        shape = self.find(kind, name)
+        if shape is not None:
+            return shape
+        known = ", ".join(s.name for s in self.shapes(kind))
+        hint = ""
+        for other in self.kinds:
+            if other.subdir != kind.subdir and self.find(other, name) is not None:
+                hint = f" ({name} is a {other.title} shape: use 'tmemviz {other.command} {name}')"
+                break
+        raise TmemvizError(f"{kind.unknown} '{name}'; {kind.known}: {known}{hint}")
+
+
+def load_catalog(
+    extra_dirs: Sequence[str | os.PathLike[str]] = (),
+    kinds: Sequence[ShapeKind[Any]] = (),
+    *,
+    lazy: bool = False,
+) -> Catalog:
+    """The shipped shapes plus those of ``extra_dirs``, for the families ``kinds``.
+
+    Every directory must exist. With ``lazy`` each family's files are read when
+    first needed (the CLI); otherwise every family of ``kinds`` is validated now.
     """
     dirs = [(builtin_dir(), True)] + [(Path(d), False) for d in extra_dirs]
-    files: list[Path] = []
-    copy_files: list[Path] = []
     for directory, builtin in dirs:
-        files += yaml_files(directory, builtin=builtin)
-        if (directory / CP_SUBDIR).is_dir():
-            copy_files += yaml_files(directory / CP_SUBDIR, builtin=builtin)
-    catalog = Catalog(tuple(files), tuple(copy_files))
+        yaml_files(directory, builtin=builtin)  # a missing directory is an error at once
+    catalog = Catalog(tuple(dirs), tuple(kinds))
     if not lazy:
-        _ = catalog.shapes, catalog.copies
+        for kind in kinds:
+            catalog.shapes(kind)
     return catalog
 
 
-def _load_shapes(files: Sequence[Path]) -> tuple[Shape, ...]:
-    shapes: list[Shape] = []
-    seen: dict[str, str] = {}
-    for path in files:
-        shape = load_shape(path)
-        for key in (shape.name, *shape.aliases):
-            k = key.lower()
-            if k in seen:
-                raise TmemvizError(
-                    f"{path}: field 'ptx_name'/'aliases': '{key}' is already defined by {seen[k]}"
-                )
-            seen[k] = str(path)
-        shapes.append(shape)
-    # The PTX figures' order (183..187) reads best; user shapes follow by name.
-    shapes.sort(key=lambda s: (s.ptx_figure is None, s.ptx_figure or 0, s.name))
-    return tuple(shapes)
-
-
-def _load_copies(files: Sequence[Path]) -> tuple[CopyShape, ...]:
-    from tmemviz.catalog_cp import load_copy_shape
-
-    copies: list[CopyShape] = []
-    seen: dict[str, str] = {}
-    for path in files:
-        shape = load_copy_shape(path)
-        names = [shape.name, *shape.aliases, *(p.cutlass for p in shape.placements if p.cutlass)]
-        for key in names:
-            k = key.lower()
-            if k in seen:
-                raise TmemvizError(
-                    f"{path}: field 'ptx_name'/'aliases'/'cutlass': '{key}' is already defined by {seen[k]}"
-                )
-            seen[k] = str(path)
-        copies.append(shape)
-    # Largest copies first: the order of the tables and the gallery.
-    copies.sort(key=lambda s: (-s.rows * s.row_bits, s.name))
-    return tuple(copies)
-
-
-def load_shape(path: Path) -> Shape:
-    """Read one shape file; any problem raises :class:`TmemvizError` naming file and field."""
-    return parse_shape(read_yaml(path), str(path))
-
-
-def parse_shape(doc: Any, source: str) -> Shape:
-    """Validate a loaded YAML document into a :class:`Shape`."""
-    check_fields(doc, source, FIELDS, REQUIRED, "fields at the top level")
-
-    def fail(field: str, message: str) -> TmemvizError:
-        return TmemvizError(f"{source}: field '{field}': {message}")
-
-    m = _NAME.match(doc["ptx_name"])
-    if not m:
-        raise fail("ptx_name", "expected a PTX shape name such as '.16x256b'")
-    name = m.group(1)
-    aliases = doc.get("aliases", [])
-    for i, alias in enumerate(aliases):
-        if not isinstance(alias, str) or not _NAME.match(alias):
-            raise fail(f"aliases[{i}]", f"expected a name such as '16dp256b', got {describe(alias)}")
-    lanes = doc["lanes"]
-    if not 1 <= lanes <= WARP_LANES:
-        raise fail("lanes", f"must be 1..{WARP_LANES} (one warp reaches 32 TMEM lanes, PTX 9.7.16.8.1)")
-    width = doc["columns_per_rep"]
-    if not 1 <= width <= 512:
-        raise fail("columns_per_rep", "must be 1..512 (TMEM has 512 columns)")
-    regs = doc["registers_per_rep"]
-    accesses = doc["accesses"]
-    if len(accesses) not in (1, 2):
-        raise fail("accesses", f"expected 1 or 2 accesses, got {len(accesses)}")
-    if regs * THREADS != len(accesses) * lanes * width:
-        raise fail(
-            "registers_per_rep",
-            f"{regs} registers x {THREADS} threads must equal the {len(accesses) * lanes * width} "
-            f"cells of {len(accesses)} access(es) of {lanes} lanes x {width} columns",
-        )
-    max_num = doc["max_num"]
-    expected_max = max(n for n in NUMS if n * regs <= MAX_REGISTERS) if regs <= MAX_REGISTERS else 0
-    if max_num != expected_max:
-        raise fail(
-            "max_num",
-            f"expected {expected_max}: the largest .num whose {regs} x num registers stay within "
-            f"{MAX_REGISTERS} (PTX Table 49), got {max_num}",
-        )
-    figure = doc.get("ptx_figure")
-    slots, owners = _parse_accesses(accesses, lanes, width, regs, fail)
-    return Shape(
-        name=name,
-        aliases=tuple(aliases),
-        lanes=lanes,
-        columns_per_rep=width,
-        registers_per_rep=regs,
-        max_num=max_num,
-        split=len(accesses) == 2,
-        ptx_figure=figure,
-        source=source,
-        slots=slots,
-        owners=owners,
-    )
-
-
-def _parse_accesses(
-    accesses: list[Any], lanes: int, width: int, regs: int, fail: Any
-) -> tuple[tuple[Slot, ...], tuple[int, ...]]:
-    by_key: dict[tuple[int, int], Slot] = {}
-    where: dict[tuple[int, int], str] = {}
-    cell_keys: list[tuple[int, int]] = []
-    for a, access in enumerate(accesses):
-        field = f"accesses[{a}]"
-        if not isinstance(access, dict):
-            raise fail(field, f"expected a mapping with {' and '.join(ACCESS_FIELDS)}")
-        for key in access:
-            if key not in ACCESS_FIELDS:
-                raise fail(f"{field}.{key}", f"unknown field; allowed: {', '.join(ACCESS_FIELDS)}")
-        base = str(access.get("base", "")).replace(" ", "")
-        if base != BASES[a]:
-            raise fail(f"{field}.base", f"expected '{BASES[a]}', got {describe(access.get('base'))}")
-        grid = access.get("grid")
-        if not isinstance(grid, list) or len(grid) != lanes:
-            raise fail(f"{field}.grid", f"expected a list of {lanes} rows (one per lane)")
-        for lane, row in enumerate(grid):
-            rf = f"{field}.grid[{lane}]"
-            if not isinstance(row, str):
-                raise fail(rf, f"expected a string of {width} entries like 'T6r3', got {describe(row)}")
-            tokens = row.split()
-            if len(tokens) != width:
-                raise fail(rf, f"expected {width} entries (columns_per_rep), got {len(tokens)}")
-            for col, token in enumerate(tokens):
-                m = _TOKEN.match(token)
-                if not m:
-                    raise fail(rf, f"entry {col} '{token}' is not of the form 'T<thread>r<register>'")
-                thread, reg = int(m.group(1)), int(m.group(2))
-                if thread >= THREADS or reg >= regs:
-                    raise fail(
-                        rf,
-                        f"entry {col} '{token}' is out of range: threads are T0..T{THREADS - 1}, "
-                        f"registers r0..r{regs - 1}",
-                    )
-                here = f"{rf} column {col}"
-                if (thread, reg) in by_key:
-                    raise fail(rf, f"'{token}' appears twice, at {where[(thread, reg)]} and {here}")
-                by_key[(thread, reg)] = Slot(thread, reg, a, lane, col)
-                where[(thread, reg)] = here
-                cell_keys.append((thread, reg))
-    missing = [f"T{t}r{r}" for t in range(THREADS) for r in range(regs) if (t, r) not in by_key]
-    if missing:
-        raise fail("accesses", f"the grids never place {', '.join(missing[:8])}")
-    slots = tuple(by_key[(t, r)] for t in range(THREADS) for r in range(regs))
-    owners = tuple(t * regs + r for t, r in cell_keys)
-    return slots, owners
+def check_unique(path: Path, names: Iterable[str], seen: dict[str, str], fields: str) -> None:
+    """Refuse a name (or alias) another file of the same family already defines."""
+    for key in names:
+        k = key.lower()
+        if k in seen:
+            raise TmemvizError(f"{path}: field {fields}: '{key}' is already defined by {seen[k]}")
+        seen[k] = str(path)

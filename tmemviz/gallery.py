@@ -1,127 +1,31 @@
-"""What the documentation gallery holds: one entry per figure, and its index page."""
+"""The documentation gallery: every family's figures, and the index page that lists them.
+
+Each family contributes its own entries (``gallery_entries`` in its ``figures``
+module); registering a family here is the only change a new family needs.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 
 from tmemviz.catalog import Catalog
-from tmemviz.decompress import FORMATS, TYPES, Format, NumberType
-from tmemviz.mapper import Instruction, make_instruction
-from tmemviz.mapper_cp import Copy, make_copy
+from tmemviz.cp import figures as cp_figures
+from tmemviz.draw.spec import GalleryEntry
+from tmemviz.ldst import figures as ldst_figures
 
-GALLERY_NUMS = (1, 2, 4)
-CP_FIGURE = "none: PTX 9.7.16.9.2 text"
-"""The PTX ISA describes cp placements in words only; it has no figure to cite."""
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One gallery figure: an ld/st layout, pack/unpack, a cp layout or a decompression diagram."""
-
-    name: str
-    """File stem, e.g. ``16x256b.x4.pack``."""
-    instruction: Instruction | None
-    pack_op: str | None
-    ptx_figure: str
-    description: str
-    copy: Copy | None = None
-    copy_row: int | None = None
-    """A cp source row to mark (the figure answers "where does row R land")."""
-    decompress: Format | None = None
-    number_type: NumberType | None = None
+FAMILIES: tuple[Callable[[Catalog], list[GalleryEntry]], ...] = (
+    ldst_figures.gallery_entries,
+    cp_figures.gallery_entries,
+)
+"""Each family's contribution, in the order the index lists them."""
 
 
-def entries(catalog: Catalog) -> list[Entry]:
-    """Every shipped shape at x1, x2, x4, plain and packed; the PTX example; pack and unpack."""
-    out: list[Entry] = []
-    for shape in catalog.shapes:
-        figure = f"Figure {shape.ptx_figure}" if shape.ptx_figure is not None else "-"
-        for num in GALLERY_NUMS:
-            for pack in (False, True):
-                ins = make_instruction(shape, num, pack=pack)
-                stem = f"{shape.name}.x{num}{'.pack' if pack else ''}"
-                note = (
-                    f"split offset {ins.split_offset} (CUTLASS: halves side by side)" if shape.split else ""
-                )
-                out.append(Entry(stem, ins, None, figure, note))
-        if shape.split:
-            # The PTX ISA's own example: tcgen05.ld.red.sync.aligned.16x32bx2.x8... [taddr3], 16.
-            ins = make_instruction(shape, 8, split_offset=16)
-            out.append(
-                Entry(f"{shape.name}.x8.split16", ins, None, figure, "split offset 16 (the PTX example)")
-            )
-    out.append(Entry("pack", None, "ld", "Figure 193", "tcgen05.ld .pack::16b"))
-    out.append(Entry("unpack", None, "st", "Figure 193", "tcgen05.st .unpack::16b"))
-    out += copy_entries(catalog)
-    out += decompress_entries()
-    return out
+def entries(catalog: Catalog) -> list[GalleryEntry]:
+    """Every figure of the gallery, family by family."""
+    return [entry for family in FAMILIES for entry in family(catalog)]
 
 
-def copy_entries(catalog: Catalog) -> list[Entry]:
-    """Every cp shape under each multicast it takes; one .cta_group::2 copy; row 40 of the PTX example."""
-    out: list[Entry] = []
-    for shape in catalog.copies:
-        for placement in shape.placements:
-            cp = make_copy(shape, placement.multicast)
-            stem = "cp." + cp.qualifiers.replace("::", "_")
-            lanes = "1 lane" if placement.replicas == 1 else f"{placement.replicas} lanes"
-            note = f"each row lands in {lanes}" + (f"; {shape.basis}" if shape.basis else "")
-            out.append(Entry(stem, None, None, CP_FIGURE, note, copy=cp))
-    if catalog.find_copy("128x128b") is not None:
-        cp = make_copy(catalog.get_copy("128x128b"), cta_group=2)
-        out.append(
-            Entry(
-                "cp.128x128b.cta_group2",
-                None,
-                None,
-                CP_FIGURE,
-                "the peer CTA receives the same lanes",
-                copy=cp,
-            )
-        )
-    if catalog.find_copy("64x128b") is not None:
-        cp = make_copy(catalog.get_copy("64x128b"), "warpx2::01_23")
-        note = "where source row 40 lands"
-        out.append(Entry("cp.64x128b.warpx2_01_23.row40", None, None, CP_FIGURE, note, copy=cp, copy_row=40))
-    return out
-
-
-def decompress_entries() -> list[Entry]:
-    """4-bit (E2M1) and 6-bit (both types, then E3M2 and E2M3 alone): PTX Figures 194-198."""
-    four, six = FORMATS["b4x16_p64"], FORMATS["b6x16_p32"]
-    return [
-        Entry(
-            "decompress.b4x16_p64",
-            None,
-            None,
-            "Figures 194, 195",
-            "E2M1",
-            decompress=four,
-            number_type=TYPES["e2m1"],
-        ),
-        Entry("decompress.b6x16_p32", None, None, "Figure 196", "E3M2 and E2M3", decompress=six),
-        Entry(
-            "decompress.b6x16_p32.e3m2",
-            None,
-            None,
-            "Figure 197",
-            "E3M2",
-            decompress=six,
-            number_type=TYPES["e3m2"],
-        ),
-        Entry(
-            "decompress.b6x16_p32.e2m3",
-            None,
-            None,
-            "Figure 198",
-            "E2M3",
-            decompress=six,
-            number_type=TYPES["e2m3"],
-        ),
-    ]
-
-
-def index_markdown(items: list[Entry]) -> str:
+def index_markdown(items: list[GalleryEntry]) -> str:
     """``gallery/README.md``: each figure with its PTX instruction and PTX figure."""
     lines = [
         "# tmemviz gallery",
@@ -137,15 +41,5 @@ def index_markdown(items: list[Entry]) -> str:
     ]
     for e in items:
         files = f"[svg]({e.name}.svg) · [png]({e.name}.png)"
-        if e.instruction is not None:
-            what = f"`{e.instruction.mnemonic}`"
-            if e.instruction.split_offset is not None:
-                what += f", immHalfSplitoff {e.instruction.split_offset}"
-        elif e.copy is not None:
-            what = f"`{e.copy.mnemonic}`"
-        elif e.decompress is not None:
-            what = f"`tcgen05.cp.<cta_group>.<shape>{e.decompress.qualifiers}`"
-        else:
-            what = "`tcgen05.ld...pack::16b.b32`" if e.pack_op == "ld" else "`tcgen05.st...unpack::16b.b32`"
-        lines.append(f"| {e.name} ({files}) | {what} | {e.ptx_figure} | {e.description} |")
+        lines.append(f"| {e.name} ({files}) | {e.instruction} | {e.ptx_figure} | {e.description} |")
     return "\n".join(lines) + "\n"

@@ -1,0 +1,97 @@
+"""The ``tmemviz`` entry point: which module holds each command, and how failures exit.
+
+Each family's commands live in their own module and are imported only when
+invoked. Core errors arrive as :class:`TmemvizError` and become one sentence on
+stderr with exit status 2 in :func:`main`, the only place that knows about exits.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, Optional
+
+import typer
+
+from tmemviz.errors import TmemvizError
+
+APP_SETTINGS: dict[str, Any] = {
+    "name": "tmemviz",
+    "help": (
+        "Exact data layouts of Blackwell Tensor Memory instructions "
+        "(tcgen05.ld / tcgen05.st / tcgen05.cp, with decompression)."
+    ),
+    "no_args_is_help": True,
+    "add_completion": False,
+    "pretty_exceptions_enable": False,
+    "rich_markup_mode": None,
+}
+
+COMMANDS: dict[str, str] = {
+    "shapes": "tmemviz.cli.shapes",
+    "layout": "tmemviz.cli.ldst",
+    "which": "tmemviz.cli.ldst",
+    "where": "tmemviz.cli.ldst",
+    "cp": "tmemviz.cli.cp",
+    "decompress": "tmemviz.cli.cp",
+    "figure": "tmemviz.cli.figure",
+    "gallery": "tmemviz.cli.gallery",
+}
+"""Command name -> the module defining it (in its ``COMMANDS``), in the order ``--help`` lists them."""
+
+
+def _command(name: str) -> Callable[..., Any]:
+    module = importlib.import_module(COMMANDS[name])
+    return module.COMMANDS[name]  # type: ignore[no-any-return]
+
+
+def build_app(names: list[str]) -> typer.Typer:
+    """An app holding only the commands ``names``.
+
+    Typer builds the parser of every registered command on each run, and each
+    family's module imports its own code; a one-shot query should pay only for
+    its own command. The callback keeps a single-command app a group, so
+    ``tmemviz which ...`` parses and reports usage exactly as the full app does.
+    """
+    app = typer.Typer(**APP_SETTINGS)
+    if len(names) == 1:
+        app.callback()(_no_options)
+    for name in names:
+        app.command(name=name)(_command(name))
+    return app
+
+
+def _no_options() -> None:
+    """Exact data layouts of Blackwell Tensor Memory instructions."""
+
+
+def _app_for(argv: list[str]) -> typer.Typer:
+    """The app for ``argv``: only the named command, or every command (help, typos)."""
+    if argv and argv[0] in COMMANDS and not any(a in ("--help", "-h") for a in argv[1:2]):
+        return build_app([argv[0]])
+    return build_app(list(COMMANDS))
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Run the CLI; bad input becomes one line on stderr and exit status 2."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        result = _app_for(args)(args=args, prog_name="tmemviz", standalone_mode=False)
+    except TmemvizError as exc:
+        sys.stderr.write(f"tmemviz: {exc}\n")
+        return 2
+    except typer.TyperException as exc:
+        # Typer's own usage errors (unknown option, bad choice, not a number).
+        sys.stderr.write(f"tmemviz: {exc.format_message()}\n")
+        return 2
+    except typer.Abort:
+        sys.stderr.write("tmemviz: aborted\n")
+        return 130
+    except BrokenPipeError:
+        # `tmemviz layout ... | head` closes the pipe early; that is not an error.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    return result if isinstance(result, int) else 0

@@ -1,0 +1,167 @@
+"""Commands for tcgen05.cp: ``cp`` (where rows land) and ``decompress`` (4/6-bit widening)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from tmemviz.cli.options import (
+    AnswerFormat,
+    LayoutsOpt,
+    OutputOpt,
+    TableFormat,
+    TaddrOpt,
+    catalog,
+    deliver,
+)
+from tmemviz.cp import answers
+from tmemviz.draw import records
+from tmemviz.errors import TmemvizError
+
+CopyShapeArg = Annotated[
+    str,
+    typer.Argument(
+        help=(
+            "cp shape: 128x256b, 4x256b, 128x128b, 64x128b, 32x128b; qualifiers may follow "
+            "(64x128b.warpx2::01_23), or give a whole tcgen05.cp line or a CUTLASS SM100_UTCCP_* name."
+        ),
+        show_default=False,
+    ),
+]
+MulticastOpt = Annotated[
+    Optional[str],
+    typer.Option("--multicast", "-m", help="warpx2::02_13, warpx2::01_23 or warpx4 (as the shape requires)."),
+]
+CtaGroupOpt = Annotated[
+    Optional[str],
+    typer.Option("--cta-group", help="1 or 2 (.cta_group::2 also writes the peer CTA) [default: 1]."),
+]
+DecompressOpt = Annotated[
+    Optional[str], typer.Option("--decompress", help="b4x16_p64 or b6x16_p32 (.b8x16.<fmt> decompression).")
+]
+
+
+def cp(
+    shape: CopyShapeArg,
+    multicast: MulticastOpt = None,
+    cta_group: CtaGroupOpt = None,
+    decompress: DecompressOpt = None,
+    taddr: TaddrOpt = None,
+    row: Annotated[Optional[int], typer.Option("--row", help="Where does this source row land?")] = None,
+    word: Annotated[
+        Optional[int], typer.Option("--word", help="With --row: only this 32-bit word of the row.")
+    ] = None,
+    lane: Annotated[
+        Optional[int], typer.Option("--lane", help="Which source row/word fills this lane?")
+    ] = None,
+    col: Annotated[Optional[int], typer.Option("--col", help="With --lane: the TMEM column.")] = None,
+    cta: Annotated[int, typer.Option("--cta", help="With --lane: 0 = this CTA, 1 = the peer.")] = 0,
+    format: Annotated[
+        TableFormat, typer.Option("--format", "-f", help="table, json or csv.")
+    ] = TableFormat.table,
+    output: OutputOpt = None,
+    layouts: LayoutsOpt = None,
+) -> None:
+    """Where tcgen05.cp puts each source row and word: TMEM cta, lane and column."""
+    from tmemviz.cp import layout
+    from tmemviz.cp.spelling import resolve_copy
+
+    copy = resolve_copy(
+        catalog(layouts), shape, multicast=multicast, cta_group=cta_group, decompress=decompress, taddr=taddr
+    )
+    if row is not None and (lane is not None or col is not None):
+        raise TmemvizError("give either --row (where does it land) or --lane and --col (what lands here)")
+    if word is not None and row is None:
+        raise TmemvizError("--word needs --row: it picks one 32-bit word of that source row")
+    if (lane is None) != (col is None):
+        raise TmemvizError("--lane and --col go together: they name one TMEM cell")
+    if cta != 0 and lane is None:
+        raise TmemvizError("--cta goes with --lane and --col: it picks this CTA (0) or the peer (1)")
+    notes = copy.notes() if format is TableFormat.table else ()
+    if lane is not None and col is not None:
+        found = layout.source_of(copy, lane, col, cta)
+        if format is TableFormat.json:
+            record = {"instruction": copy.mnemonic, **answers.landing_record(copy, found)}
+            body = records.line({**record, "notes": list(copy.notes())})
+        elif format is TableFormat.csv:
+            body = records.csv_text(answers.csv_header(copy), answers.csv_rows(copy, (found,)))
+        else:
+            body = answers.source_sentence(copy, found) + "\n"
+        deliver(body, output, notes)
+        return
+    if row is not None:
+        hits = layout.row_landings(copy, row, word)
+        if format is TableFormat.json:
+            body = records.line(
+                {
+                    "instruction": copy.mnemonic,
+                    "row": row,
+                    "word": word,
+                    "cells": [answers.landing_record(copy, x) for x in hits],
+                    "notes": list(copy.notes()),
+                }
+            )
+        elif format is TableFormat.csv:
+            body = records.csv_text(answers.csv_header(copy), answers.csv_rows(copy, hits))
+        else:
+            body = answers.row_sentence(copy, row, word, hits) + "\n"
+        deliver(body, output, notes)
+        return
+    everything = layout.landings(copy)
+    if format is TableFormat.json:
+        cells = [answers.landing_record(copy, x) for x in everything]
+        deliver(records.document(answers.copy_header(copy), "cells", cells), output)
+    elif format is TableFormat.csv:
+        deliver(records.csv_text(answers.csv_header(copy), answers.csv_rows(copy, everything)), output)
+    else:
+        from tmemviz.cp.views import copy_view
+
+        deliver(copy_view(copy, everything), output, notes)
+
+
+def decompress(
+    fmt: Annotated[
+        str,
+        typer.Argument(metavar="FORMAT", help="b4x16_p64 (4-bit) or b6x16_p32 (6-bit).", show_default=False),
+    ],
+    type: Annotated[
+        Optional[str],
+        typer.Option(
+            "--type", "-t", help="e2m1 (4-bit), e3m2 or e2m3 (6-bit): names the bits, decodes values."
+        ),
+    ] = None,
+    hex: Annotated[
+        Optional[str],
+        typer.Option("--hex", help="Source bytes, byte 0 first: the data bytes or the whole 16-byte chunk."),
+    ] = None,
+    elements: Annotated[
+        Optional[str], typer.Option("--elements", help="16 element codes instead, e.g. 1,2,0x7,0b0101,...")
+    ] = None,
+    format: Annotated[AnswerFormat, typer.Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
+    output: OutputOpt = None,
+) -> None:
+    """How tcgen05.cp widens 16 packed 4/6-bit elements into 8-bit containers; a byte calculator."""
+    from tmemviz.cp import decompress as dec
+
+    form = dec.get_format(fmt)
+    kind = dec.get_type(form, type)
+    if hex is not None and elements is not None:
+        raise TmemvizError("give either --hex (source bytes) or --elements (element codes), not both")
+    chunk = None
+    if hex is not None:
+        chunk = dec.parse_hex(form, hex)
+    elif elements is not None:
+        chunk = dec.pack(form, dec.parse_codes(form, elements))
+    if format is AnswerFormat.json:
+        record = answers.decompress_record(form, kind, chunk)
+        items = record.pop("elements")
+        deliver(records.document(record, "elements", items), output)
+    else:
+        from tmemviz.cp.views import decompress_view
+
+        deliver(decompress_view(form, kind, chunk), output, (dec.CONTAINER_BASIS,))
+
+
+COMMANDS = {"cp": cp, "decompress": decompress}
+"""Command name -> function, in the order ``--help`` lists them."""

@@ -1,0 +1,173 @@
+"""The ``figure`` command: any family's layout as PNG or SVG, in the style of the PTX ISA figures.
+
+SHAPE [DETAIL] picks the family: an ld/st shape (or ``pack`` / ``unpack``),
+``cp SHAPE`` (or a cp shape, PTX line or CUTLASS atom) and ``decompress FORMAT``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from tmemviz.catalog import Catalog
+from tmemviz.cli.cp import CtaGroupOpt, DecompressOpt, MulticastOpt
+from tmemviz.cli.ldst import NumOpt, OpOpt, PackOpt, SplitOpt, WarpOpt, instruction
+from tmemviz.cli.options import CP, LDST, LayoutsOpt, TaddrOpt, catalog
+from tmemviz.draw.spec import FigureSpec
+from tmemviz.errors import TmemvizError
+
+
+def figure(
+    shape: Annotated[
+        str,
+        typer.Argument(
+            help=(
+                "A shape as for layout; 'pack' / 'unpack' (PTX Figure 193); 'cp' followed by a cp shape; "
+                "or 'decompress' followed by b4x16_p64 / b6x16_p32."
+            )
+        ),
+    ],
+    output: Annotated[
+        str, typer.Option("--output", "-o", help="OUT.png or OUT.svg; '-' writes to stdout (needs --format).")
+    ],
+    detail: Annotated[
+        Optional[str],
+        typer.Argument(help="After 'cp': the cp shape; after 'decompress': the format.", show_default=False),
+    ] = None,
+    num: NumOpt = None,
+    pack: PackOpt = False,
+    split_offset: SplitOpt = None,
+    taddr: TaddrOpt = None,
+    warp: WarpOpt = None,
+    op: OpOpt = None,
+    highlight: Annotated[
+        Optional[str],
+        typer.Option("--highlight", help="Threads to keep in color, e.g. 0,17; the rest are dimmed."),
+    ] = None,
+    multicast: MulticastOpt = None,
+    cta_group: CtaGroupOpt = None,
+    decompress: DecompressOpt = None,
+    row: Annotated[
+        Optional[int], typer.Option("--row", help="cp: mark this source row and every lane it lands in.")
+    ] = None,
+    type: Annotated[
+        Optional[str], typer.Option("--type", "-t", help="decompress: e2m1, e3m2 or e2m3 [default: all].")
+    ] = None,
+    title: Annotated[
+        Optional[str], typer.Option("--title", help="Figure title [default: the PTX instruction].")
+    ] = None,
+    dpi: Annotated[int, typer.Option("--dpi", help="Resolution of PNG output.")] = 100,
+    format: Annotated[
+        Optional[str], typer.Option("--format", "-f", help="png or svg [default: from the output suffix].")
+    ] = None,
+    layouts: LayoutsOpt = None,
+) -> None:
+    """Draw a layout as PNG or SVG in the style of the PTX ISA figures (ld/st, pack, cp, decompression)."""
+    fmt = figure_format(output, format)
+    ldst = {"--num": num, "--pack": pack or None, "--split-offset": split_offset, "--warp": warp, "--op": op}
+    ldst["--highlight"] = highlight
+    cp_only = {"--multicast": multicast, "--cta-group": cta_group, "--decompress": decompress, "--row": row}
+    kind = figure_kind(catalog(layouts), shape, detail)
+    given_ldst = [k for k, v in ldst.items() if v is not None]
+    given_cp = [k for k, v in cp_only.items() if v is not None]
+    if kind != "ldst" and given_ldst:
+        raise TmemvizError(f"{given_ldst[0]} applies to tcgen05.ld/st figures, not to a {kind} figure")
+    if kind != "cp" and given_cp:
+        raise TmemvizError(f"{given_cp[0]} applies to tcgen05.cp figures ('tmemviz figure cp SHAPE ...')")
+    if kind != "decompress" and type is not None:
+        raise TmemvizError("--type applies to decompression figures ('tmemviz figure decompress FORMAT ...')")
+    if kind in ("pack", "decompress") and taddr is not None:
+        raise TmemvizError(f"--taddr does not apply to a {kind} figure")
+    spec: FigureSpec
+    if kind == "pack":
+        from tmemviz.ldst.figures import pack_spec
+
+        spec = pack_spec("ld" if shape.lower() == "pack" else "st")
+    elif kind == "decompress":
+        from tmemviz.cp import decompress as dec
+        from tmemviz.cp.figures import decompress_spec
+
+        form = dec.get_format(detail or "")
+        spec = decompress_spec(form, dec.get_type(form, type) if type else None, title=title)
+    elif kind == "cp":
+        from tmemviz.cp.figures import copy_spec
+        from tmemviz.cp.layout import row_landings
+        from tmemviz.cp.spelling import resolve_copy
+
+        spelled = detail if shape.lower() == "cp" else shape
+        copy = resolve_copy(
+            catalog(layouts),
+            spelled or "",
+            multicast=multicast,
+            cta_group=cta_group,
+            decompress=decompress,
+            taddr=taddr,
+        )
+        if row is not None:
+            row_landings(copy, row)  # a clear error for a row the shape does not have
+        spec = copy_spec(copy, row=row, title=title)
+    else:
+        from tmemviz.ldst.figures import layout_spec
+        from tmemviz.ldst.layout import cells
+        from tmemviz.ldst.spelling import parse_threads
+
+        ins = instruction(layouts, shape, num, pack, split_offset, taddr, warp, op)
+        threads = parse_threads(highlight) if highlight else frozenset()
+        spec = layout_spec(ins, cells(ins), highlight=threads, title=title)
+    write_figure(spec, output, fmt, dpi)
+
+
+def write_figure(spec: FigureSpec, output: str, fmt: str, dpi: int) -> None:
+    """Draw ``spec`` and write it to ``output`` atomically, or to stdout for ``-``."""
+    from tmemviz.draw.figure import draw, render
+
+    data = render(draw(spec), fmt, dpi)
+    if output == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        from tmemviz.files import write_atomic
+
+        write_atomic(Path(output), data)
+
+
+def figure_kind(found: Catalog, shape: str, detail: Optional[str]) -> str:
+    """``ldst``, ``pack``, ``cp`` or ``decompress``: what the SHAPE [DETAIL] arguments ask to draw."""
+    word = shape.strip().lower()
+    if word in ("cp", "decompress"):
+        if not detail:
+            what = "a cp shape, e.g. 'figure cp 64x128b'" if word == "cp" else "b4x16_p64 or b6x16_p32"
+            raise TmemvizError(f"'figure {word}' needs {what}")
+        return word
+    if detail is not None:
+        raise TmemvizError(
+            f"unexpected argument '{detail}' after '{shape}'; only 'cp' and 'decompress' take one"
+        )
+    if word in ("pack", "unpack"):
+        return "pack"
+    if word.startswith("tcgen05.cp") or word.startswith("sm100_utccp_"):
+        return "cp"
+    head = word.split(".")[0] if not word.startswith(".") else word.split(".")[1]
+    if found.find(LDST, head) is None and found.find(CP, head) is not None:
+        return "cp"
+    return "ldst"
+
+
+def figure_format(output: str, given: Optional[str]) -> str:
+    formats = ("png", "svg")
+    if given is not None:
+        if given.lower() not in formats:
+            raise TmemvizError(f"unsupported figure format '{given}'; use png or svg")
+        return given.lower()
+    if output == "-":
+        raise TmemvizError("writing a figure to stdout (-o -) needs --format png or --format svg")
+    suffix = Path(output).suffix.lower().lstrip(".")
+    if suffix not in formats:
+        raise TmemvizError(f"unsupported output suffix '{Path(output).suffix or '(none)'}'; use .png or .svg")
+    return suffix
+
+
+COMMANDS = {"figure": figure}

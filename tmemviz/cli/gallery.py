@@ -1,0 +1,45 @@
+"""The ``gallery`` command: every family's figures and their index, for a documentation site."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tmemviz.cli.options import LayoutsOpt, catalog
+from tmemviz.errors import TmemvizError
+
+
+def gallery(
+    directory: Annotated[Path, typer.Argument(help="Where to write the figures and README.md.")] = Path(
+        "gallery"
+    ),
+    layouts: LayoutsOpt = None,
+) -> None:
+    """Regenerate the documentation gallery: ld/st shapes at x1/x2/x4, pack, every cp shape, decompression."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from tmemviz import gallery as gallery_index
+    from tmemviz.draw.figure import draw, render
+    from tmemviz.files import write_atomic
+
+    items = gallery_index.entries(catalog(layouts))
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TmemvizError(f"cannot create {directory}: {exc.strerror or exc}") from None
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("drawing the gallery", total=len(items))
+        for entry in items:
+            fig = draw(entry.build())
+            for fmt in ("svg", "png"):
+                write_atomic(directory / f"{entry.name}.{fmt}", render(fig, fmt))
+            progress.advance(task)
+    write_atomic(directory / "README.md", gallery_index.index_markdown(items).encode())
+    sys.stdout.write(f"wrote {2 * len(items)} figures and README.md to {directory}\n")
+
+
+COMMANDS = {"gallery": gallery}

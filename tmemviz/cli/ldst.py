@@ -1,0 +1,166 @@
+"""Commands for tcgen05.ld / tcgen05.st: ``layout``, ``which``, ``where``."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from tmemviz.cli.options import (
+    AnswerFormat,
+    LayoutsOpt,
+    TableFormat,
+    TaddrOpt,
+    catalog,
+    deliver,
+    terminal_width,
+)
+from tmemviz.draw import records
+from tmemviz.ldst import answers, layout
+from tmemviz.ldst.spelling import parse_half, resolve
+
+
+class View(str, Enum):
+    grid = "grid"
+    threads = "threads"
+
+
+class Op(str, Enum):
+    ld = "ld"
+    st = "st"
+
+
+ShapeArg = Annotated[
+    str,
+    typer.Argument(
+        help="Shape: 16x256b, .16x256b, a CUTLASS name (16dp256b4x_16b) or a whole PTX instruction.",
+        show_default=False,
+    ),
+]
+NumOpt = Annotated[Optional[str], typer.Option("--num", "-n", help=".num repetition: x1..x128 (or 1..128).")]
+PackOpt = Annotated[bool, typer.Option("--pack", "--unpack", help=".pack::16b (ld) / .unpack::16b (st).")]
+SplitOpt = Annotated[
+    Optional[int],
+    typer.Option(
+        "--split-offset", help="immHalfSplitoff of .16x32bx2, in columns [default: num, 2*num packed]."
+    ),
+]
+WarpOpt = Annotated[
+    Optional[int], typer.Option("--warp", help="Issuing warp (0..31); warp % 4 picks the lane band.")
+]
+OpOpt = Annotated[Optional[Op], typer.Option("--op", help="ld or st [default: ld, or what SHAPE says].")]
+
+
+def instruction(
+    layouts: Optional[list[Path]],
+    shape: str,
+    num: Optional[str],
+    pack: bool,
+    split_offset: Optional[int],
+    taddr: Optional[str],
+    warp: Optional[int],
+    op: Optional[Op],
+) -> layout.Instruction:
+    """The instruction the SHAPE argument and options describe; its warnings go to stderr."""
+    ins = resolve(
+        catalog(layouts),
+        shape,
+        num=num,
+        pack=pack,
+        op=op.value if op else None,
+        split_offset=str(split_offset) if split_offset is not None else None,
+        taddr=taddr,
+        warp=str(warp) if warp is not None else None,
+    )
+    for warning in ins.warnings:
+        sys.stderr.write(f"tmemviz: warning: {warning}\n")
+    return ins
+
+
+def layout_command(
+    shape: ShapeArg,
+    num: NumOpt = None,
+    pack: PackOpt = False,
+    split_offset: SplitOpt = None,
+    taddr: TaddrOpt = None,
+    warp: WarpOpt = None,
+    op: OpOpt = None,
+    view: Annotated[View, typer.Option("--view", help="grid (lanes x columns) or threads.")] = View.grid,
+    format: Annotated[
+        TableFormat, typer.Option("--format", "-f", help="table, json or csv.")
+    ] = TableFormat.table,
+    output: Annotated[
+        Optional[Path],
+        typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout."),
+    ] = None,
+    layouts: LayoutsOpt = None,
+) -> None:
+    """Show the whole layout of one tcgen05.ld/st: every thread, register, lane and column."""
+    from tmemviz.ldst import views
+
+    ins = instruction(layouts, shape, num, pack, split_offset, taddr, warp, op)
+    cells = layout.cells(ins)
+    if format is TableFormat.json:
+        deliver(
+            records.document(answers.layout_header(ins), "cells", answers.cell_records(ins, cells)), output
+        )
+    elif format is TableFormat.csv:
+        deliver(records.csv_text(answers.CSV_HEADER, answers.csv_rows(cells)), output)
+    elif view is View.grid:
+        deliver(views.grid_view(ins, cells, terminal_width(output)), output)
+    else:
+        deliver(views.threads_view(ins, cells), output)
+
+
+def which(
+    shape: ShapeArg,
+    lane: Annotated[int, typer.Option("--lane", help="TMEM lane (taddr-relative unless --taddr).")],
+    col: Annotated[int, typer.Option("--col", help="TMEM 32-bit column (taddr-relative unless --taddr).")],
+    num: NumOpt = None,
+    half: Annotated[
+        Optional[str], typer.Option("--half", help="lo (bits 15:0) or hi (bits 31:16) of the cell.")
+    ] = None,
+    pack: PackOpt = False,
+    split_offset: SplitOpt = None,
+    taddr: TaddrOpt = None,
+    warp: WarpOpt = None,
+    op: OpOpt = None,
+    format: Annotated[AnswerFormat, typer.Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
+    layouts: LayoutsOpt = None,
+) -> None:
+    """Which thread and register hold TMEM lane L, column C?"""
+    ins = instruction(layouts, shape, num, pack, split_offset, taddr, warp, op)
+    owners = layout.which(ins, lane, col, parse_half(half) if half is not None else None)
+    if format is AnswerFormat.json:
+        sys.stdout.write(records.line(answers.which_record(ins, owners)))
+    else:
+        sys.stdout.write(answers.which_sentence(ins, lane, col, owners) + "\n")
+
+
+def where(
+    shape: ShapeArg,
+    thread: Annotated[int, typer.Option("--thread", "-t", help="Thread (lane id in the warp, 0..31).")],
+    reg: Annotated[int, typer.Option("--reg", "-r", help="Register index i of r_i in the vector operand.")],
+    num: NumOpt = None,
+    pack: PackOpt = False,
+    split_offset: SplitOpt = None,
+    taddr: TaddrOpt = None,
+    warp: WarpOpt = None,
+    op: OpOpt = None,
+    format: Annotated[AnswerFormat, typer.Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
+    layouts: LayoutsOpt = None,
+) -> None:
+    """Where in TMEM does thread T's register r come from (ld) or go to (st)?"""
+    ins = instruction(layouts, shape, num, pack, split_offset, taddr, warp, op)
+    found = layout.where(ins, thread, reg)
+    if format is AnswerFormat.json:
+        sys.stdout.write(records.line(answers.where_record(ins, thread, reg, found)))
+    else:
+        sys.stdout.write(answers.where_sentence(ins, thread, reg, found) + "\n")
+
+
+COMMANDS = {"layout": layout_command, "which": which, "where": where}
+"""Command name -> function, in the order ``--help`` lists them."""

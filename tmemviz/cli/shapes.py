@@ -1,0 +1,42 @@
+"""The ``shapes`` command: every family's shapes in one list."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from tmemviz.cli.options import LayoutsOpt, catalog, deliver
+from tmemviz.cp.shapes import KIND as CP
+from tmemviz.draw import records
+from tmemviz.draw.table import Styled
+from tmemviz.ldst.shapes import KIND as LDST
+
+
+class ShapesFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+def shapes(
+    format: Annotated[
+        ShapesFormat, typer.Option("--format", "-f", help="table or json.")
+    ] = ShapesFormat.table,
+    layouts: LayoutsOpt = None,
+) -> None:
+    """List every shape: ld/st with registers per .num (Table 49), then cp with its multicasts."""
+    from tmemviz.ldst.answers import shapes_records
+
+    found = catalog(layouts)
+    if format is ShapesFormat.json:
+        sys.stdout.write(records.pretty(shapes_records(found.shapes(LDST))))
+    else:
+        from tmemviz.cp.views import copy_shapes_view
+        from tmemviz.ldst.views import shapes_view
+
+        deliver((*shapes_view(found.shapes(LDST)), Styled(""), *copy_shapes_view(found.shapes(CP))), None)
+
+
+COMMANDS = {"shapes": shapes}

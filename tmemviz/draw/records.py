@@ -1,0 +1,54 @@
+"""Machine-readable text: JSON documents with one record per line, and CSV.
+
+Families build the records (plain dicts and tuples); this module only writes
+them, the same way for every family, so every JSON export stays greppable and
+diffable (one cell per line) and every CSV has a header row.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+
+def document(header: Mapping[str, Any], key: str, items: Iterable[Any]) -> str:
+    """``header``'s fields one per line, then ``key``: a list with one item per line.
+
+    >>> print(document({"a": 1}, "cells", [{"x": 0}, {"x": 1}]), end="")
+    {
+     "a": 1,
+     "cells": [
+      {"x": 0},
+      {"x": 1}
+     ]
+    }
+    """
+    head = [f" {json.dumps(k)}: {json.dumps(v)}," for k, v in header.items()]
+    body = ",\n".join(f"  {json.dumps(item)}" for item in items)
+    return "{\n" + "\n".join(head) + f"\n {json.dumps(key)}: [\n" + body + "\n ]\n}\n"
+
+
+def line(record: Any) -> str:
+    """One JSON document on one line (the answer to a single question)."""
+    return json.dumps(record) + "\n"
+
+
+def pretty(record: Any) -> str:
+    """A small JSON document, indented one space per level."""
+    return json.dumps(record, indent=1) + "\n"
+
+
+def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """CSV with a header row and ``\\n`` line ends.
+
+    >>> csv_text(("a", "b"), [(1, ""), (2, 3)])
+    'a,b\\n1,\\n2,3\\n'
+    """
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue()

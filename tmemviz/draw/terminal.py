@@ -1,0 +1,50 @@
+"""Rich renderables from table views (:mod:`tmemviz.draw.table`): the only Rich code besides the CLI.
+
+Every table uses the same frame (a rule under the header, no outer box), so
+layouts, shape lists and decompression tables read alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table as RichTable
+from rich.text import Text
+
+from tmemviz.draw.table import Block, Cell, Styled, Table
+
+
+def renderable(view: Sequence[Block]) -> RenderableType:
+    """The blocks of ``view`` as one renderable, printed in order."""
+    parts = [_block(b) for b in view]
+    return parts[0] if len(parts) == 1 else Group(*parts)
+
+
+def _block(block: Block) -> RenderableType:
+    if isinstance(block, Styled):
+        return Text(block.text, style=block.style)
+    return _table(block)
+
+
+def _table(spec: Table) -> RichTable:
+    table = RichTable(
+        title=spec.title,
+        title_justify=spec.title_justify,  # type: ignore[arg-type]
+        caption=spec.caption,
+        caption_justify=spec.caption_justify,  # type: ignore[arg-type]
+        box=box.SIMPLE_HEAD,
+        padding=spec.padding,
+        show_edge=spec.show_edge,
+        pad_edge=spec.pad_edge,
+    )
+    for c in spec.columns:
+        table.add_column(c.header, justify=c.justify, style=c.style, width=c.width, no_wrap=c.no_wrap)  # type: ignore[arg-type]
+    for row in spec.rows:
+        table.add_row(*(_cell(c) for c in row))
+    return table
+
+
+def _cell(cell: Cell) -> RenderableType:
+    return Text(cell.text, style=cell.style) if isinstance(cell, Styled) else cell

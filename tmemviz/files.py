@@ -1,0 +1,123 @@
+"""Files in and out: shape files read safely, result files written all-or-nothing.
+
+Reading: size limit, ``yaml.safe_load``, one-line errors. Every family's shape
+loader reports problems as ``FILE: field 'NAME': what is wrong`` through
+:class:`TmemvizError`. PyYAML is imported on first read, not at start-up.
+
+Writing: a temp file beside the target, then a rename, so readers never see a
+half-written file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tmemviz.errors import TmemvizError
+
+MAX_FILE_BYTES = 1 << 20
+
+
+def read_yaml(path: Path) -> Any:
+    """The YAML document of ``path``; unreadable, huge or malformed files raise one sentence."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise TmemvizError(f"{path}: {size} bytes is too large for a shape file (limit 1 MiB)")
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TmemvizError(f"{path}: cannot read the file ({exc})") from None
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except RecursionError:
+        raise TmemvizError(f"{path}: the YAML is nested too deeply to be a shape file") from None
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        at = f" at line {where.line + 1}" if where is not None else ""
+        problem = getattr(exc, "problem", None) or "syntax error"
+        raise TmemvizError(f"{path}: not valid YAML{at}: {problem}") from None
+
+
+def yaml_files(directory: Path, *, builtin: bool) -> list[Path]:
+    """The ``*.yaml`` / ``*.yml`` files directly inside ``directory``, sorted by name."""
+    if not directory.is_dir():
+        what = "the shipped layouts directory" if builtin else "layouts directory"
+        raise TmemvizError(f"{what} '{directory}' does not exist or is not a directory")
+    return sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+
+
+def check_fields(
+    doc: Any, source: str, fields: dict[str, type], required: tuple[str, ...], what: str = "fields"
+) -> None:
+    """A mapping with only known ``fields``, all ``required`` ones, each of its declared type."""
+    if not isinstance(doc, dict):
+        raise TmemvizError(f"{source}: expected a mapping of {what}")
+    for key in doc:
+        if key not in fields:
+            raise TmemvizError(f"{source}: unknown field '{key}'; allowed fields: {', '.join(fields)}")
+    for key in required:
+        if key not in doc:
+            raise TmemvizError(f"{source}: field '{key}' is missing")
+    for key, kind in fields.items():
+        if key in doc and not is_kind(doc[key], kind):
+            raise TmemvizError(f"{source}: field '{key}' must be {kind_name(kind)}, got {describe(doc[key])}")
+
+
+def is_kind(value: Any, kind: type) -> bool:
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind)
+
+
+def kind_name(kind: type) -> str:
+    return {int: "a whole number", str: "a string", list: "a list", dict: "a mapping"}.get(
+        kind, kind.__name__
+    )
+
+
+def describe(value: Any) -> str:
+    """A short description; never ``repr`` a container, which an alias bomb would expand."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return f"the boolean {value}"
+    if isinstance(value, list):
+        return f"a list of {len(value)} items"
+    if isinstance(value, dict):
+        return f"a mapping of {len(value)} fields"
+    if isinstance(value, str):
+        return repr(value[:40] + ("..." if len(value) > 40 else ""))
+    return f"{type(value).__name__} {str(value)[:40]}"
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so readers never see a half-written file.
+
+    On any failure the temp file is removed and the target is left as it was.
+    """
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        if path.is_dir():
+            raise TmemvizError(f"cannot write {path}: it is a directory")
+        # A short temp name: the target's own name may already be at the 255-byte limit.
+        fd, tmp = tempfile.mkstemp(prefix=".tmemviz-", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise TmemvizError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise TmemvizError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise

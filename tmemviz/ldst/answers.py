@@ -1,0 +1,124 @@
+"""tcgen05.ld/st answers in words and records: one-sentence ``which``/``where``, JSON and CSV.
+
+Records are plain dicts and tuples; :mod:`tmemviz.draw.records` writes them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tmemviz.ldst.layout import Cell, Instruction, Owner
+from tmemviz.ldst.shapes import NUMS, Shape
+
+HALF_BITS = {0: "bits 15:0", 1: "bits 31:16"}
+
+
+def context(ins: Instruction) -> str:
+    """``16x256b.x4``, plus the split offset and taddr when they matter."""
+    parts = []
+    if ins.split_offset is not None:
+        parts.append(f"split offset {ins.split_offset}")
+    if ins.taddr is not None:
+        parts.append(f"taddr lane {ins.taddr[0]}, column {ins.taddr[1]}, warp {ins.warp}")
+    extra = f" ({'; '.join(parts)})" if parts else ""
+    return f"{ins.qualifiers}{extra}"
+
+
+def owner_phrase(owner: Owner) -> str:
+    bits = f" {HALF_BITS[owner.half]}" if owner.half is not None else ""
+    return f"thread {owner.thread}, register r{owner.reg}{bits}"
+
+
+def which_sentence(ins: Instruction, lane: int, col: int, owners: tuple[Owner, ...]) -> str:
+    """E.g. ``lane 9, column 5 of 16x256b.x4 is held by thread 6, register r3``."""
+    verb = "is held by" if ins.op == "ld" else "is written from"
+    who = " and by ".join(owner_phrase(o) for o in owners)
+    if len(owners) > 1:
+        verb = "is read twice: by"
+    return f"lane {lane}, column {col} of {context(ins)} {verb} {who}"
+
+
+def where_sentence(ins: Instruction, thread: int, reg: int, cells: tuple[Cell, ...]) -> str:
+    """E.g. ``thread 5, register r4 of 16x256b.x4 is loaded from lane 1, column 10``."""
+    verb = "is loaded from" if ins.op == "ld" else "is stored to"
+    spots = " and ".join(
+        f"lane {c.lane}, column {c.col}" + (f" ({HALF_BITS[c.half]})" if c.half is not None else "")
+        for c in cells
+    )
+    return f"thread {thread}, register r{reg} of {context(ins)} {verb} {spots}"
+
+
+# Records: what --format json / csv print.
+
+
+def layout_header(ins: Instruction) -> dict[str, Any]:
+    """The JSON fields of a layout before its cells."""
+    return {
+        "instruction": ins.mnemonic,
+        "op": ins.op,
+        "shape": ins.shape.name,
+        "num": ins.num,
+        "pack": ins.pack,
+        "split_offset": ins.split_offset,
+        "registers_per_thread": ins.registers_per_thread,
+        "coordinates": "relative" if ins.taddr is None else "absolute",
+        "taddr": None if ins.taddr is None else {"lane": ins.taddr[0], "col": ins.taddr[1]},
+        "warp": ins.warp,
+    }
+
+
+def cell_records(ins: Instruction, cells: tuple[Cell, ...]) -> list[dict[str, Any]]:
+    """One dict per cell; ``half`` appears only when packed."""
+    if ins.pack:
+        return [
+            {"thread": c.thread, "reg": c.reg, "half": c.half, "lane": c.lane, "col": c.col} for c in cells
+        ]
+    return [{"thread": c.thread, "reg": c.reg, "lane": c.lane, "col": c.col} for c in cells]
+
+
+CSV_HEADER = ("thread", "reg", "half", "lane", "col")
+
+
+def csv_rows(cells: tuple[Cell, ...]) -> list[tuple[Any, ...]]:
+    """``thread,reg,half,lane,col``; ``half`` is empty for unpacked (whole 32-bit) cells."""
+    return [(c.thread, c.reg, "" if c.half is None else c.half, c.lane, c.col) for c in cells]
+
+
+def which_record(ins: Instruction, owners: tuple[Owner, ...]) -> dict[str, Any]:
+    first = owners[0]
+    record: dict[str, Any] = {"thread": first.thread, "reg": first.reg, "half": first.half}
+    if ins.taddr is not None:
+        record["warp"] = ins.warp
+    if len(owners) > 1:
+        record["owners"] = [o._asdict() for o in owners]
+    return record
+
+
+def where_record(ins: Instruction, thread: int, reg: int, found: tuple[Cell, ...]) -> dict[str, Any]:
+    spots = [
+        {"lane": c.lane, "col": c.col} if c.half is None else {"half": c.half, "lane": c.lane, "col": c.col}
+        for c in found
+    ]
+    record: dict[str, Any] = {"thread": thread, "reg": reg, "cells": spots}
+    if ins.taddr is not None:
+        record["warp"] = ins.warp
+    return record
+
+
+def shapes_records(shapes: tuple[Shape, ...]) -> list[dict[str, Any]]:
+    """One entry per shape: its names, geometry and the Table 49 row (None where NA)."""
+    return [
+        {
+            "shape": s.name,
+            "ptx_name": s.ptx_name,
+            "aliases": list(s.aliases),
+            "lanes": s.lanes,
+            "bits_per_rep": s.bits_per_rep,
+            "columns_per_rep": s.columns_per_rep,
+            "registers_per_rep": s.registers_per_rep,
+            "split": s.split,
+            "ptx_figure": s.ptx_figure,
+            "registers": {f"x{n}": (s.registers_per_rep * n if n <= s.max_num else None) for n in NUMS},
+        }
+        for s in shapes
+    ]

@@ -1,0 +1,198 @@
+"""Figure specs of tcgen05.ld/st: Matrix Fragment grids (PTX Figures 183-187) and pack/unpack (193).
+
+Plain data built from :mod:`tmemviz.draw.spec`; no matplotlib here. Also the
+family's gallery entries.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from functools import partial
+
+from tmemviz.catalog import Catalog
+from tmemviz.draw.palette import thread_color
+from tmemviz.draw.spec import CHAR_IN, Arrow, Box, FigureSpec, GalleryEntry, Note, Panel, chunk_columns
+from tmemviz.ldst.layout import Cell, Instruction, cells, make_instruction
+from tmemviz.ldst.shapes import KIND
+from tmemviz.ldst.views import caption, cell_label
+from tmemviz.tmem import span_text
+
+DIM_FILL = "#eeeeee"
+OVERLAP_FILL = "#ff7f7f"
+
+
+def tooltip(cell: Cell, owners: list[Cell]) -> str:
+    """``lane 9, col 5 -> T6 r3`` (both owners when two halves overlap)."""
+    who = " and ".join(cell_label(c) for c in owners)
+    return f"lane {cell.lane}, col {cell.col} -> {who}"
+
+
+def layout_spec(
+    ins: Instruction,
+    cells: tuple[Cell, ...],
+    *,
+    highlight: frozenset[int] = frozenset(),
+    title: str | None = None,
+) -> FigureSpec:
+    """One box per TMEM cell the instruction moves, in the style of PTX Figures 183-187.
+
+    ``highlight`` keeps those threads in color and dims every other thread.
+    Every cell is present; overlapping ``.16x32bx2`` halves share one box that
+    names both owners.
+    """
+    at: dict[tuple[int, int], list[Cell]] = defaultdict(list)
+    for c in cells:
+        at[(c.lane, c.col)].append(c)
+    lanes = sorted({c.lane for c in cells})
+    columns = sorted({c.col for c in cells})
+    label_chars = max(len(" / ".join(cell_label(c) for c in group)) for group in at.values())
+    cell_w = max(0.42, (label_chars + 1.5) * CHAR_IN)
+    rep = ins.shape.columns_per_rep * (2 if ins.pack else 1)
+    chunks = chunk_columns(columns, cell_w, rep)  # keep whole repetitions together
+    second = (ins.origin[1] + ins.split_offset) if ins.split_offset is not None else None
+    panels = []
+    for n, chunk in enumerate(chunks, 1):
+        slot = {col: i for i, col in enumerate(chunk)}
+        boxes = []
+        for col in chunk:
+            for row, lane in enumerate(lanes):
+                group = at.get((lane, col))
+                if not group:
+                    continue
+                first = group[0]
+                dim = bool(highlight) and not any(c.thread in highlight for c in group)
+                fill = OVERLAP_FILL if len(group) > 1 else thread_color(first.thread)
+                boxes.append(
+                    Box(
+                        x=slot[col],
+                        y=row,
+                        w=1,
+                        h=1,
+                        fill=DIM_FILL if dim else fill,
+                        label=" / ".join(cell_label(c) for c in group),
+                        tooltip=tooltip(first, group),
+                        dim=dim,
+                    )
+                )
+        panel_title = "columns " + span_text(chunk)
+        if len(chunks) > 1:
+            panel_title += f" (panel {n} of {len(chunks)})"
+        markers = []
+        for i, col in enumerate(chunk):
+            notes = []
+            if col == second:
+                notes.append(f"taddr + immHalfSplitoff ({ins.split_offset})")
+            if i and col != chunk[i - 1] + 1:
+                notes.append(f"columns {chunk[i - 1] + 1}..{col - 1} not accessed")
+            if notes:
+                markers.append((float(i), "; ".join(notes)))
+        panels.append(
+            Panel(
+                title=panel_title,
+                width=len(chunk),
+                height=len(lanes),
+                cell_w_in=cell_w,
+                boxes=tuple(boxes),
+                x_ticks=tuple((i + 0.5, str(col)) for i, col in enumerate(chunk)),
+                y_ticks=tuple((r + 0.5, str(lane)) for r, lane in enumerate(lanes)),
+                markers=tuple(markers),
+            )
+        )
+    text = caption(ins)
+    if highlight:
+        text += "; highlighted threads: " + ", ".join(f"T{t}" for t in sorted(highlight))
+    return FigureSpec(title=title or ins.mnemonic, caption=text, panels=tuple(panels))
+
+
+def pack_spec(op: str) -> FigureSpec:
+    """The PTX Figure 193 idea: two 16-bit halves of adjacent columns <-> one 32-bit register.
+
+    ld ``.pack::16b`` takes bits 15:0 of columns 2c and 2c+1 into register bits
+    15:0 and 31:16; st ``.unpack::16b`` writes them back (PTX 9.7.16.8.2).
+    """
+    load = op == "ld"
+    tmem = "#a6cee3"
+    reg = "#b2df8a"
+    unused = "#f4f4f4"
+    boxes = [
+        Box(0, 0, 2, 1, unused, "bits 31:16 (unused)", "TMEM column 2c, bits 31:16: not accessed"),
+        Box(2, 0, 2, 1, tmem, "a = bits 15:0", "TMEM column 2c, bits 15:0 -> register bits 15:0"),
+        Box(5, 0, 2, 1, unused, "bits 31:16 (unused)", "TMEM column 2c+1, bits 31:16: not accessed"),
+        Box(7, 0, 2, 1, tmem, "b = bits 15:0", "TMEM column 2c+1, bits 15:0 -> register bits 31:16"),
+        Box(2.5, 3, 2, 1, reg, "b  (bits 31:16)", "register bits 31:16 <-> TMEM column 2c+1, bits 15:0"),
+        Box(4.5, 3, 2, 1, reg, "a  (bits 15:0)", "register bits 15:0 <-> TMEM column 2c, bits 15:0"),
+    ]
+    # a (column 2c) <-> register bits 15:0; b (column 2c+1) <-> bits 31:16.
+    pairs = (((3.0, 1.0), (5.5, 3.0)), ((8.0, 1.0), (3.5, 3.0)))
+    arrows = tuple(Arrow(*tm, *rg) if load else Arrow(*rg, *tm) for tm, rg in pairs)
+    notes = (
+        Note(2, -0.35, "TMEM column 2c (32 bits)"),
+        Note(7, -0.35, "TMEM column 2c+1 (32 bits)"),
+        Note(4.5, 4.45, "one 32-bit register r_i"),
+    )
+    name = ".pack::16b (tcgen05.ld)" if load else ".unpack::16b (tcgen05.st)"
+    panel = Panel(
+        title="",
+        width=9,
+        height=4,
+        cell_w_in=0.75,
+        boxes=tuple(boxes),
+        arrows=arrows,
+        notes=notes,
+        cell_h_in=0.45,
+    )
+    return FigureSpec(
+        title=f"{name}: 16-bit halves of adjacent TMEM columns <-> one 32-bit register",
+        caption=(
+            (
+                "tcgen05.ld .pack::16b packs two 16-bit chunks into one register. "
+                if load
+                else "tcgen05.st .unpack::16b unpacks one register into two 16-bit chunks. "
+            )
+            + "Only bits 15:0 of each TMEM column are moved (after PTX ISA 9.7.16.8.2, Figure 193)."
+        ),
+        panels=(panel,),
+    )
+
+
+GALLERY_NUMS = (1, 2, 4)
+
+
+def instruction_spec(ins: Instruction) -> FigureSpec:
+    """The whole layout of ``ins``, as the gallery draws it."""
+    return layout_spec(ins, cells(ins))
+
+
+def gallery_entries(catalog: Catalog) -> list[GalleryEntry]:
+    """Every shape at x1, x2, x4, plain and packed; the PTX split-offset example; pack and unpack."""
+    out: list[GalleryEntry] = []
+    for shape in catalog.shapes(KIND):
+        figure = f"Figure {shape.ptx_figure}" if shape.ptx_figure is not None else "-"
+        for num in GALLERY_NUMS:
+            for pack in (False, True):
+                ins = make_instruction(shape, num, pack=pack)
+                stem = f"{shape.name}.x{num}{'.pack' if pack else ''}"
+                note = (
+                    f"split offset {ins.split_offset} (CUTLASS: halves side by side)" if shape.split else ""
+                )
+                out.append(_entry(stem, ins, figure, note))
+        if shape.split:
+            # The PTX ISA's own example: tcgen05.ld.red.sync.aligned.16x32bx2.x8... [taddr3], 16.
+            ins = make_instruction(shape, 8, split_offset=16)
+            out.append(_entry(f"{shape.name}.x8.split16", ins, figure, "split offset 16 (the PTX example)"))
+    for op, name, text in (
+        ("ld", "pack", "`tcgen05.ld...pack::16b.b32`"),
+        ("st", "unpack", "`tcgen05.st...unpack::16b.b32`"),
+    ):
+        qualifier = "pack::16b" if op == "ld" else "unpack::16b"
+        out.append(
+            GalleryEntry(name, text, "Figure 193", f"tcgen05.{op} .{qualifier}", partial(pack_spec, op))
+        )
+    return out
+
+
+def _entry(stem: str, ins: Instruction, figure: str, note: str) -> GalleryEntry:
+    what = f"`{ins.mnemonic}`"
+    if ins.split_offset is not None:
+        what += f", immHalfSplitoff {ins.split_offset}"
+    return GalleryEntry(stem, what, figure, note, partial(instruction_spec, ins))

@@ -1,0 +1,201 @@
+"""tcgen05.ld/st names in: shape names, CUTLASS atoms, PTX lines and option values.
+
+Accepted SHAPE spellings, all case-insensitive:
+
+* a PTX shape, with or without the dot and further qualifiers: ``16x256b``,
+  ``.16x256b``, ``16x256b.x4.pack::16b``;
+* a CUTLASS alias, alone or as an atom name that implies ``.num`` and packing:
+  ``16dp256b``, ``16dp256b4x``, ``16dp256b4x_16b``, ``SM100_TMEM_LOAD_16dp256b4x``;
+* a whole PTX instruction, operands optional:
+  ``tcgen05.ld.sync.aligned.16x32bx2.x8.pack::16b.b32 ..., 16``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tmemviz.catalog import Catalog
+from tmemviz.errors import TmemvizError
+from tmemviz.ldst.layout import Instruction, make_instruction
+from tmemviz.ldst.shapes import KIND
+from tmemviz.tmem import parse_taddr
+from tmemviz.values import agree, parse_int
+
+_CUTLASS = re.compile(r"^(?:sm100_tmem_(load|store)_)?(\d+dp\d+b)(\d+)x(_16b)?$", re.IGNORECASE)
+_NUM = re.compile(r"^\.?x?(\d+)$", re.IGNORECASE)
+# Qualifiers that do not change the register layout (PTX 9.7.16.8.3 syntax).
+_NEUTRAL = {"sync", "aligned", "b32"}
+_RED_ONLY = {"min", "max", "abs", "nan", "f32", "u32", "s32"}
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """What a SHAPE argument says; ``None`` where it says nothing."""
+
+    shape: str
+    num: int | None = None
+    pack: bool | None = None
+    op: str | None = None
+    split_offset: int | None = None
+    vector_size: int | None = None
+    red: bool = False
+
+
+def parse_spelling(text: str) -> Spelling:
+    """Split a SHAPE argument into its parts; the shape name itself is checked later.
+
+    >>> parse_spelling("16dp256b4x_16b")
+    Spelling(shape='16dp256b', num=4, pack=True, op=None, split_offset=None, vector_size=None, red=False)
+    >>> parse_spelling("tcgen05.st.sync.aligned.16x32bx2.x2.unpack::16b.b32 [t], 4, {r0, r1};")
+    Spelling(shape='16x32bx2', num=2, pack=True, op='st', split_offset=4, vector_size=2, red=False)
+    """
+    text = text.strip()
+    if not text:
+        raise TmemvizError("the shape is empty; give a name such as 16x256b")
+    m = _CUTLASS.match(text)
+    if m:
+        op = {"load": "ld", "store": "st"}.get((m.group(1) or "").lower())
+        return Spelling(m.group(2), int(m.group(3)), bool(m.group(4)) or None, op)
+    opcode, _, operands = text.partition(" ")
+    tokens = [t for t in opcode.split(".") if t]
+    if not tokens:
+        raise TmemvizError(f"'{text}' names no shape; give one such as 16x256b")
+    op = None
+    if tokens[0].lower() == "tcgen05":
+        if len(tokens) < 2 or tokens[1].lower() not in ("ld", "st"):
+            what = tokens[1] if len(tokens) > 1 else "nothing"
+            hint = "; use 'tmemviz cp' for tcgen05.cp" if what.lower() == "cp" else ""
+            raise TmemvizError(f"tcgen05.{what} is not a tcgen05.ld or tcgen05.st instruction{hint}")
+        op = tokens[1].lower()
+        tokens = tokens[2:]
+    shape, num, pack, red = None, None, None, False
+    for token in tokens:
+        low = token.lower()
+        if low in _NEUTRAL:
+            continue
+        if low == "red" and op == "ld":
+            red = True
+        elif low in _RED_ONLY and red:
+            continue
+        elif low in ("pack::16b", "unpack::16b"):
+            wanted = "ld" if low == "pack::16b" else "st"
+            if op is not None and op != wanted:
+                raise TmemvizError(f".{low} belongs to tcgen05.{wanted}, not tcgen05.{op} (PTX 9.7.16.8)")
+            op = op or wanted
+            if pack:
+                raise TmemvizError(f"'{text}' repeats the pack qualifier")
+            pack = True
+        elif re.fullmatch(r"x\d+", low):
+            if num is not None:
+                raise TmemvizError(f"'{text}' has two .num qualifiers (.x{num} and .{token}); give one")
+            num = int(low[1:])
+        elif shape is None:
+            shape = token
+        else:
+            raise TmemvizError(f"'.{token}' is not a qualifier of tcgen05.ld/st")
+    if shape is None:
+        raise TmemvizError(f"'{text}' names no shape; give one such as 16x256b")
+    offset, vector = _operands(operands)
+    return Spelling(shape, num, pack, op, offset, vector, red)
+
+
+def _operands(text: str) -> tuple[int | None, int | None]:
+    """The immediate split offset and the register-vector size, where written."""
+    vector = None
+    braces = re.search(r"\{([^}]*)\}", text)
+    if braces:
+        items = [x.strip() for x in braces.group(1).split(",") if x.strip()]
+        if all(x not in ("...", "…") for x in items):
+            vector = len(items)
+    bare = re.sub(r"\{[^}]*\}|\[[^\]]*\]", "", text).replace(";", "")
+    numbers = [t.strip() for t in bare.split(",") if re.fullmatch(r"\s*(0x[0-9a-f]+|\d+)\s*", t, re.I)]
+    offset = parse_int(numbers[-1], "immHalfSplitoff") if numbers else None
+    return offset, vector
+
+
+def parse_num(text: str) -> int:
+    """``x4``, ``.x4`` or ``4``.
+
+    >>> parse_num(".x16")
+    16
+    """
+    m = _NUM.match(text.strip())
+    if not m:
+        raise TmemvizError(f"--num must look like x4 or 4 (one of x1, x2, x4, ..., x128), got '{text}'")
+    return int(m.group(1))
+
+
+def parse_threads(text: str) -> frozenset[int]:
+    """``0,17`` or ``0-3,17``: thread ids (lane ids in the warp, 0..31).
+
+    >>> sorted(parse_threads("0-2,17"))
+    [0, 1, 2, 17]
+    """
+    threads: set[int] = set()
+    for part in text.split(","):
+        lo, dash, hi = part.strip().partition("-")
+        first = parse_int(lo, "--highlight")
+        last = parse_int(hi, "--highlight") if dash else first
+        if not 0 <= first <= last < 32:
+            raise TmemvizError(f"--highlight takes threads 0..31 such as 0,17 or 0-3, got '{part.strip()}'")
+        threads.update(range(first, last + 1))
+    return frozenset(threads)
+
+
+def parse_half(text: str) -> int:
+    """``lo`` (bits 15:0) or ``hi`` (bits 31:16); 0 and 1 also work."""
+    halves = {"lo": 0, "0": 0, "low": 0, "hi": 1, "1": 1, "high": 1}
+    key = text.strip().lower()
+    if key not in halves:
+        raise TmemvizError(f"--half must be lo (bits 15:0) or hi (bits 31:16), got '{text}'")
+    return halves[key]
+
+
+def resolve(
+    catalog: Catalog,
+    shape_text: str,
+    *,
+    num: str | None = None,
+    pack: bool = False,
+    op: str | None = None,
+    split_offset: str | None = None,
+    taddr: str | None = None,
+    warp: str | None = None,
+) -> Instruction:
+    """Combine a SHAPE spelling with the command-line options into one instruction.
+
+    Options may repeat what the spelling says; contradicting it is an error.
+    """
+    spelled = parse_spelling(shape_text)
+    shape = catalog.get(KIND, spelled.shape)
+    n = agree("--num", spelled.num, parse_num(num) if num is not None else None, 1, "x")
+    if op is not None and op.lower() not in ("ld", "st"):
+        raise TmemvizError(f"--op must be ld or st, got '{op}'")
+    operation = agree("--op", spelled.op, op.lower() if op else None, "ld")
+    packed = bool(spelled.pack) or pack
+    offset = agree(
+        "--split-offset",
+        spelled.split_offset,
+        parse_int(split_offset, "--split-offset") if split_offset is not None else None,
+        None,
+    )
+    if spelled.red and shape.name not in ("32x32b", "16x32bx2"):
+        raise TmemvizError(f"tcgen05.ld.red takes .32x32b or .16x32bx2, not {shape.name} (PTX 9.7.16.8.3)")
+    if spelled.red and n < 2:
+        raise TmemvizError("tcgen05.ld.red needs .num of at least .x2 (PTX 9.7.16.8.3)")
+    ins = make_instruction(
+        shape,
+        n,
+        pack=packed,
+        op=operation,
+        split_offset=offset,
+        taddr=parse_taddr(taddr) if taddr is not None else None,
+        warp=parse_int(warp, "--warp") if warp is not None else None,
+    )
+    if spelled.vector_size is not None and spelled.vector_size != ins.registers_per_thread:
+        raise TmemvizError(
+            f"the register vector has {spelled.vector_size} registers, but {ins.qualifiers} needs "
+            f"{ins.registers_per_thread} (PTX Table {49 if operation == 'ld' else 50})"
+        )
+    return ins

@@ -1,1 +1,0 @@
-"""Views of the mapper's cells: Rich tables, JSON/CSV, sentences (and, lazily, figures)."""

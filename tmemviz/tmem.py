@@ -1,0 +1,96 @@
+"""Tensor Memory geometry shared by every family: lanes, columns, warp bands, taddr.
+
+Per CTA, Tensor Memory is 128 lanes x 512 columns of 32-bit cells, addressed by
+a 32-bit taddr with the lane in bits 31:16 and the column in bits 15:0
+(PTX 9.7.16.2). Warp ``w % 4`` of a warpgroup may touch only lanes
+``32*(w % 4) .. 32*(w % 4) + 31`` (PTX 9.7.16.8.1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tmemviz.errors import TmemvizError
+from tmemviz.values import parse_int
+
+THREADS = 32
+"""Threads of a warp; each tcgen05.ld/st is a warp-collective (PTX 9.7.16.8.3)."""
+
+WARP_LANES = 32
+"""TMEM lanes one warp may touch (PTX 9.7.16.8.1, access restrictions)."""
+
+TMEM_LANES = 128
+TMEM_COLUMNS = 512
+"""Per-CTA Tensor Memory: 128 lanes x 512 columns of 32 bits (PTX 9.7.16.2)."""
+
+
+def warp_of(lane: int) -> int:
+    """The warp (of a warpgroup) whose 32-lane band holds ``lane`` (PTX 9.7.16.8.1).
+
+    >>> warp_of(72)
+    2
+    """
+    return lane // WARP_LANES
+
+
+def check_inside(lane: int, col: int) -> None:
+    """Refuse a taddr outside Tensor Memory, naming its extent."""
+    if not 0 <= lane < TMEM_LANES or not 0 <= col < TMEM_COLUMNS:
+        raise TmemvizError(
+            f"taddr lane {lane}, column {col} is outside Tensor Memory "
+            f"(lanes 0..{TMEM_LANES - 1}, columns 0..{TMEM_COLUMNS - 1})"
+        )
+
+
+def parse_taddr(text: str) -> tuple[int, int]:
+    """``LANE,COL`` or a 32-bit TMEM address (lane in bits 31:16, column in 15:0).
+
+    >>> parse_taddr("0x00200010"), parse_taddr("16, 8")
+    ((32, 16), (16, 8))
+    """
+    if "," in text:
+        lane, _, col = text.partition(",")
+        return parse_int(lane, "the taddr lane"), parse_int(col, "the taddr column")
+    value = parse_int(text, "--taddr (LANE,COL or a 0x address)")
+    if not 0 <= value < 1 << 32:
+        raise TmemvizError(f"--taddr must be a 32-bit address, got {text}")
+    return value >> 16, value & 0xFFFF
+
+
+def merge_ranges(spans: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """Sort inclusive ``(lo, hi)`` ranges and merge those that overlap or touch.
+
+    >>> merge_ranges([(64, 95), (0, 31), (32, 40), (96, 127)])
+    ((0, 40), (64, 127))
+    """
+    merged: list[tuple[int, int]] = []
+    for lo, hi in sorted(spans):
+        if merged and lo <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(hi, merged[-1][1]))
+        else:
+            merged.append((lo, hi))
+    return tuple(merged)
+
+
+def runs(values: Iterable[int]) -> list[tuple[int, int]]:
+    """Sorted values as inclusive runs: ``[0, 1, 16]`` -> ``[(0, 1), (16, 16)]``.
+
+    >>> runs([0, 1, 16])
+    [(0, 1), (16, 16)]
+    """
+    out: list[tuple[int, int]] = []
+    for v in values:
+        if out and v == out[-1][1] + 1:
+            out[-1] = (out[-1][0], v)
+        else:
+            out.append((v, v))
+    return out
+
+
+def span_text(values: Iterable[int]) -> str:
+    """``0..7, 16`` for the runs of ``values`` (titles of tables and figure panels).
+
+    >>> span_text([0, 1, 2, 16])
+    '0..2, 16'
+    """
+    return ", ".join(f"{a}..{b}" if a != b else str(a) for a, b in runs(values))
