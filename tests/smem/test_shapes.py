@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from tmemviz.catalog import builtin_dir, load_catalog
 from tmemviz.errors import TmemvizError
-from tmemviz.smem.shapes import builtin_layouts_dir, builtin_swizzles, find_swizzle, load_swizzles
+from tmemviz.smem.shapes import KIND, builtin_swizzles, find_swizzle, load_swizzles
 
 # smem-facts "Units and the swizzle" and the descriptor table: name -> (B, W bytes, repeat, code).
 FACTS = {"none": (0, 16, 128, 0), "32B": (1, 32, 256, 6), "64B": (2, 64, 512, 4), "128B": (3, 128, 1024, 2)}
@@ -29,7 +30,8 @@ def test_shipped_swizzles_match_the_facts() -> None:
         assert (sw.base, sw.shift, sw.majors) == (4, 3, ("K", "MN"))
         assert "9.7.16.3" in Path(sw.source).read_text(encoding="utf-8")
     assert find_swizzle("64B").notation() == "Swizzle<2,4,3>"
-    assert (builtin_layouts_dir() / "smem").is_dir()
+    assert (builtin_dir() / "smem").is_dir()
+    assert find_swizzle("SWIZZLE_128B").name == "128B" and find_swizzle("interleave").name == "none"
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:
@@ -47,20 +49,15 @@ def test_a_good_user_file_loads(tmp_path: Path) -> None:
 
 
 BROKEN = [
-    (GOOD.format(name="x").replace("atom_bytes: 32\n", ""), "atom_bytes", "missing"),
-    (GOOD.format(name="x") + "colour: red\n", "colour", "unknown field"),
     (GOOD.format(name="other"), "name", "equal to the file name 'x'"),
-    (
-        GOOD.format(name="x").replace("atom_bytes: 32", "atom_bytes: '32'"),
-        "atom_bytes",
-        "expected an integer",
-    ),
     (GOOD.format(name="x").replace("atom_bytes: 32", "atom_bytes: 64"), "atom_bytes", "use 32"),
     (GOOD.format(name="x").replace("repeat_bytes: 256", "repeat_bytes: 512"), "repeat_bytes", "use 256"),
     (GOOD.format(name="x").replace("bits: 1", "bits: true"), "swizzle.bits", "expected an integer"),
     (GOOD.format(name="x").replace("bits: 1", "bits: 4"), "swizzle.bits", "allowed 0..3"),
     (GOOD.format(name="x").replace("base: 4", "base: 5"), "swizzle.base", "allowed 4..4"),
     (GOOD.format(name="x").replace(", shift: 3", ""), "swizzle", "exactly bits, base, shift"),
+    (GOOD.format(name="x").replace("bits: 1,", "bits: 1.5,"), "swizzle.bits", "expected an integer"),
+    (GOOD.format(name="x") + "aliases: [a b]\n", "aliases[0]", "letters, digits and _"),
     (GOOD.format(name="x").replace("descriptor_code: 6", "descriptor_code: 8"), "descriptor_code", "0..7"),
     (GOOD.format(name="x").replace("[K, MN]", "[K, K]"), "majors", "distinct values from K, MN"),
     (GOOD.format(name="x").replace("[K, MN]", "[]"), "majors", "non-empty"),
@@ -81,7 +78,14 @@ def test_broken_fields_name_file_and_field(tmp_path: Path, text: str, field: str
 
 @pytest.mark.parametrize(
     ("text", "what"),
-    [("name: [unclosed\n", "is not valid YAML"), ("- a list\n", "expected a mapping")],
+    [
+        ("name: [unclosed\n", "not valid YAML"),
+        ("- a list\n", "expected a mapping"),
+        (GOOD.format(name="x").replace("atom_bytes: 32\n", ""), "field 'atom_bytes' is missing"),
+        (GOOD.format(name="x") + "colour: red\n", "unknown field 'colour'"),
+        (GOOD.format(name="x").replace("atom_bytes: 32", "atom_bytes: '32'"), "'atom_bytes' must be a whole"),
+        (GOOD.format(name="x").replace("[K, MN]", "K"), "'majors' must be a list"),
+    ],
 )
 def test_unreadable_files(tmp_path: Path, text: str, what: str) -> None:
     path = _write(tmp_path, "x", text)
@@ -97,6 +101,23 @@ def test_duplicates_and_empty_directories(tmp_path: Path) -> None:
     _write(tmp_path, "b", GOOD.format(name="b"))
     with pytest.raises(TmemvizError, match=r"field 'swizzle.bits': 1 is also used by .*a\.yaml"):
         load_swizzles(tmp_path)
+    wider = "name: b\naliases: [A]\nswizzle: {bits: 2, base: 4, shift: 3}\natom_bytes: 64\n"
+    _write(tmp_path, "b", wider + "repeat_bytes: 512\ndescriptor_code: 4\nmajors: [MN]\n")
+    with pytest.raises(TmemvizError, match=r"b\.yaml: field 'name'/'aliases': 'A' is already defined by .*a"):
+        load_swizzles(tmp_path)
+
+
+def test_user_directories_are_read_with_the_shipped_files(tmp_path: Path) -> None:
+    # A --layouts DIR is searched in DIR/smem/ like every family's; a file that repeats a shipped
+    # mode is refused (one descriptor code, one mode), naming both files.
+    _write(tmp_path, "mine", GOOD.format(name="mine"))
+    catalog = load_catalog([tmp_path])
+    assert catalog.files(KIND)[-1] == tmp_path / "smem" / "mine.yaml"
+    with pytest.raises(
+        TmemvizError, match=r"mine\.yaml: field 'swizzle.bits': 1 is also used by .*32B\.yaml"
+    ):
+        catalog.shapes(KIND)
+    assert [s.name for s in load_catalog().shapes(KIND)] == ["none", "32B", "64B", "128B"]
 
 
 def test_unknown_swizzle_lists_the_known_ones() -> None:

@@ -36,6 +36,8 @@ COMMANDS: dict[str, str] = {
     "where": "tmemviz.cli.ldst",
     "cp": "tmemviz.cli.cp",
     "decompress": "tmemviz.cli.cp",
+    "smem": "tmemviz.cli.smem",
+    "desc": "tmemviz.cli.smem",
     "figure": "tmemviz.cli.figure",
     "gallery": "tmemviz.cli.gallery",
 }
