@@ -45,10 +45,26 @@ DECOMPRESS_NAMES = {
     "decompress.b6x16_p32.e2m3": ("b6x16_p32", "e2m3", "Figure 198"),
 }
 
+SMEM_NAMES = {
+    # PTX ISA 9.7.16.3 figures 188, 190-192 as printed, 189 corrected, two CUTLASS dense bf16 tiles:
+    # name -> (PTX figure column, CuTe notation).
+    "smem.K.none.tf32.fig188": ("Figure 188", "((8,2),(4,4)):((4,32),(1,64))"),
+    "smem.K.32B.tf32.fig189-corrected": (
+        "Figure 189 (corrected)",
+        "Swizzle<1,4,3> o ((8,2),(4,2,2)):((8,64),(1,4,128))",
+    ),
+    "smem.MN.none.bf16.fig190": ("Figure 190", "((8,1,2),(8,2)):((1,8,64),(8,128))"),
+    "smem.MN.32B.bf16.fig191": ("Figure 191", "Swizzle<1,4,3> o ((8,2,2),(8,2)):((1,8,128),(16,256))"),
+    "smem.MN.64B.bf16.fig192": ("Figure 192", "Swizzle<2,4,3> o ((8,4,2),(8,2)):((1,8,256),(32,512))"),
+    "smem.K.128B.bf16.128x64": ("dense tile", "Swizzle<3,4,3> o ((8,16),(8,8)):((64,512),(1,8))"),
+    "smem.MN.128B.bf16.128x32": ("dense tile", "Swizzle<3,4,3> o ((8,8,2),(8,4)):((1,8,2048),(64,512))"),
+}
+
 
 def expected_names(shapes: list[str]) -> set[str]:
     names = {f"{s}.x{n}{p}" for s in shapes for n in (1, 2, 4) for p in ("", ".pack")}
-    return names | {"16x32bx2.x8.split16", "pack", "unpack"} | set(CP_NAMES) | set(DECOMPRESS_NAMES)
+    extra = set(CP_NAMES) | set(DECOMPRESS_NAMES) | set(SMEM_NAMES)
+    return names | {"16x32bx2.x8.split16", "pack", "unpack"} | extra
 
 
 def mnemonic(shape: str, num: int, pack: bool) -> str:
@@ -77,6 +93,12 @@ def test_entries_cover_every_shape(catalog: Catalog) -> None:
             form, number_type = args
             assert form.name == fmt and e.ptx_figure == figure
             assert (number_type.name if number_type else None) == kind
+            continue
+        if e.name in SMEM_NAMES:
+            figure, notation = SMEM_NAMES[e.name]
+            (layout,) = args
+            assert build == "layout_spec" and figure in e.ptx_figure and layout.notation() == notation
+            assert ("Note" in kw["note"] or "136 byte offsets" in kw["note"]) == e.name.endswith("corrected")
             continue
         if e.name in ("pack", "unpack"):
             assert build == "pack_spec"
@@ -135,6 +157,10 @@ def test_index_names_each_figure_and_its_instruction(catalog: Catalog) -> None:
         if name in DECOMPRESS_NAMES:
             fmt, _, figure_text = DECOMPRESS_NAMES[name]
             assert f".b8x16.{fmt}`" in row and figure_text in row
+            continue
+        if name in SMEM_NAMES:
+            figure, notation = SMEM_NAMES[name]
+            assert figure in row and f"`{notation}`" in row and "descriptor `0x" in row
             continue
         if name == "pack":
             assert "`tcgen05.ld" in row and "pack::16b" in row and "Figure 193" in row

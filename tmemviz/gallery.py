@@ -12,10 +12,12 @@ from tmemviz.catalog import Catalog
 from tmemviz.cp import figures as cp_figures
 from tmemviz.draw.spec import GalleryEntry
 from tmemviz.ldst import figures as ldst_figures
+from tmemviz.smem import figures as smem_figures
 
 FAMILIES: tuple[Callable[[Catalog], list[GalleryEntry]], ...] = (
     ldst_figures.gallery_entries,
     cp_figures.gallery_entries,
+    smem_figures.gallery_entries,
 )
 """Each family's contribution, in the order the index lists them."""
 
@@ -34,7 +36,9 @@ def index_markdown(items: list[GalleryEntry]) -> str:
         "hand; the test suite checks that regenerating changes nothing). SVGs keep their text and show the",
         "owner of each cell on hover. Lanes and columns are relative to taddr. Decompression figures show",
         "container bit positions after NVIDIA's CuTe DSL example `cp_narrow_a_to_tmem_mma.py` (the PTX",
-        "figures that show them are images); each figure says so.",
+        "figures that show them are images); each figure says so. Shared-memory figures (`smem.*`) show",
+        "each element's byte offset from a 1024-byte-aligned base, colored by its 16-byte chunk's place in",
+        "a 128-byte line, so a swizzle shows as permuted colors.",
         "",
         "| figure | PTX instruction | PTX ISA figure | note |",
         "|---|---|---|---|",

@@ -1,7 +1,8 @@
 """The ``figure`` command: any family's layout as PNG or SVG, in the style of the PTX ISA figures.
 
 SHAPE [DETAIL] picks the family: an ld/st shape (or ``pack`` / ``unpack``),
-``cp SHAPE`` (or a cp shape, PTX line or CUTLASS atom) and ``decompress FORMAT``.
+``cp SHAPE`` (or a cp shape, PTX line or CUTLASS atom), ``decompress FORMAT`` and ``smem`` (a
+shared-memory layout given by the ``smem`` command's options).
 """
 
 from __future__ import annotations
@@ -16,6 +17,18 @@ from tmemviz.catalog import Catalog
 from tmemviz.cli.cp import CtaGroupOpt, DecompressOpt, MulticastOpt
 from tmemviz.cli.ldst import NumOpt, OpOpt, PackOpt, SplitOpt, WarpOpt, instruction
 from tmemviz.cli.options import CP, LDST, LayoutsOpt, TaddrOpt, catalog
+from tmemviz.cli.smem import (
+    CellsOpt,
+    ColsOpt,
+    DtypeOpt,
+    KOpt,
+    LboOpt,
+    MajorOpt,
+    MOpt,
+    RowsOpt,
+    SboOpt,
+    SwizzleOpt,
+)
 from tmemviz.draw.spec import FigureSpec
 from tmemviz.errors import TmemvizError
 
@@ -26,7 +39,7 @@ def figure(
         typer.Argument(
             help=(
                 "A shape as for layout; 'pack' / 'unpack' (PTX Figure 193); 'cp' followed by a cp shape; "
-                "or 'decompress' followed by b4x16_p64 / b6x16_p32."
+                "'decompress' followed by b4x16_p64 / b6x16_p32; or 'smem' with --major, --swizzle, --dtype."
             )
         ),
     ],
@@ -56,6 +69,16 @@ def figure(
     type: Annotated[
         Optional[str], typer.Option("--type", "-t", help="decompress: e2m1, e3m2 or e2m3 [default: all].")
     ] = None,
+    major: MajorOpt = None,
+    swizzle: SwizzleOpt = None,
+    dtype: DtypeOpt = None,
+    rows: RowsOpt = None,
+    cols: ColsOpt = None,
+    m: MOpt = None,
+    k: KOpt = None,
+    lbo: LboOpt = None,
+    sbo: SboOpt = None,
+    cells: CellsOpt = None,
     title: Annotated[
         Optional[str], typer.Option("--title", help="Figure title [default: the PTX instruction].")
     ] = None,
@@ -79,10 +102,32 @@ def figure(
         raise TmemvizError(f"{given_cp[0]} applies to tcgen05.cp figures ('tmemviz figure cp SHAPE ...')")
     if kind != "decompress" and type is not None:
         raise TmemvizError("--type applies to decompression figures ('tmemviz figure decompress FORMAT ...')")
-    if kind in ("pack", "decompress") and taddr is not None:
+    smem_only = {"--major": major, "--swizzle": swizzle, "--dtype": dtype, "--rows": rows, "--cols": cols}
+    smem_only.update({"--m": m, "--k": k, "--lbo": lbo, "--sbo": sbo, "--cells": cells})
+    given_smem = [name for name, value in smem_only.items() if value is not None]
+    if kind != "smem" and given_smem:
+        raise TmemvizError(f"{given_smem[0]} applies to shared-memory figures ('tmemviz figure smem ...')")
+    if kind in ("pack", "decompress", "smem") and taddr is not None:
         raise TmemvizError(f"--taddr does not apply to a {kind} figure")
     spec: FigureSpec
-    if kind == "pack":
+    if kind == "smem":
+        from tmemviz.smem.figures import layout_spec as smem_spec
+        from tmemviz.smem.spelling import resolve_layout
+
+        shared, _ = resolve_layout(
+            catalog(layouts),
+            major=major,
+            swizzle=swizzle,
+            dtype=dtype,
+            rows=rows,
+            cols=cols,
+            m=m,
+            k=k,
+            lbo=lbo,
+            sbo=sbo,
+        )
+        spec = smem_spec(shared, label=cells.value if cells else "byte", title=title)
+    elif kind == "pack":
         from tmemviz.ldst.figures import pack_spec
 
         spec = pack_spec("ld" if shape.lower() == "pack" else "st")
@@ -135,13 +180,19 @@ def write_figure(spec: FigureSpec, output: str, fmt: str, dpi: int) -> None:
 
 
 def figure_kind(found: Catalog, shape: str, detail: Optional[str]) -> str:
-    """``ldst``, ``pack``, ``cp`` or ``decompress``: what the SHAPE [DETAIL] arguments ask to draw."""
+    """``ldst``, ``pack``, ``cp``, ``decompress`` or ``smem``: what SHAPE [DETAIL] ask to draw."""
     word = shape.strip().lower()
     if word in ("cp", "decompress"):
         if not detail:
             what = "a cp shape, e.g. 'figure cp 64x128b'" if word == "cp" else "b4x16_p64 or b6x16_p32"
             raise TmemvizError(f"'figure {word}' needs {what}")
         return word
+    if word == "smem":
+        if detail is not None:
+            raise TmemvizError(
+                f"'figure smem' takes no argument after it, got '{detail}'; use --major, --swizzle ..."
+            )
+        return "smem"
     if detail is not None:
         raise TmemvizError(
             f"unexpected argument '{detail}' after '{shape}'; only 'cp' and 'decompress' take one"

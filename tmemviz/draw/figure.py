@@ -167,6 +167,7 @@ def _draw(spec: FigureSpec) -> Figure:
     boxes: list[Box] = []
     cell_labels: list[tuple[float, float, str, bool]] = []
     tick_labels: list[tuple[float, float, str, bool]] = []
+    frames: list[tuple[float, float, float, float, float, str]] = []
     top = TITLE_IN
     for panel, header, footer in zip(spec.panels, headers, footers, strict=True):
         ox, oy = LEFT_IN, top + header
@@ -175,6 +176,9 @@ def _draw(spec: FigureSpec) -> Figure:
             placed = Box(ox + b.x * cw, oy + b.y * ch, b.w * cw, b.h * ch, b.fill, b.label, b.tooltip, b.dim)
             boxes.append(placed)
             cell_labels.append((placed.x + placed.w / 2, placed.y + placed.h / 2, b.label, b.dim))
+        frames += [
+            (ox + o.x * cw, oy + o.y * ch, o.w * cw, o.h * ch, o.width, o.color) for o in panel.outlines
+        ]
         tick_labels += [(ox + x * cw, oy - 0.09, t, False) for x, t in panel.x_ticks]
         tick_labels += [(ox - 0.16, oy + y * ch, t, False) for y, t in panel.y_ticks]
         if panel.y_ticks:
@@ -216,6 +220,17 @@ def _draw(spec: FigureSpec) -> Figure:
     ax.add_collection(
         PolyCollection(polys, facecolors=[b.fill for b in boxes], edgecolors="#333333", linewidths=0.4)
     )
+    if frames:  # only figures that ask for outlines get the extra collection
+        rects = [[(x, y), (x + w, y), (x + w, y + h), (x, y + h)] for x, y, w, h, _, _ in frames]
+        ax.add_collection(
+            PolyCollection(
+                rects,
+                facecolors="none",
+                edgecolors=[f[5] for f in frames],
+                linewidths=[f[4] for f in frames],
+                zorder=2,
+            )
+        )
     ax.add_artist(Tooltips(boxes))
     ax.add_artist(Labels(cell_labels, LABEL_PT))
     ax.add_artist(Labels(tick_labels, TICK_PT))

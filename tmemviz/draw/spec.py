@@ -58,6 +58,19 @@ class Note:
 
 
 @dataclass(frozen=True)
+class Outline:
+    """A frame drawn over boxes (no fill, no tooltip), e.g. around a group of cells, in panel units."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+    width: float = 1.2
+    """Line width in points."""
+    color: str = "#000000"
+
+
+@dataclass(frozen=True)
 class Panel:
     title: str
     width: float
@@ -72,6 +85,8 @@ class Panel:
     """Vertical lines at x with a label, e.g. where the second access starts."""
     arrows: tuple[Arrow, ...] = ()
     notes: tuple[Note, ...] = ()
+    outlines: tuple[Outline, ...] = ()
+    """Frames over groups of boxes; none by default."""
     cell_h_in: float = CELL_H_IN
     y_label: str = "lane"
     """What the rows are, written beside the y ticks."""

@@ -1,0 +1,175 @@
+"""Figure specs of shared-memory canonical layouts, in the style of PTX ISA figures 188-192.
+
+Plain data built from :mod:`tmemviz.draw.spec`; no matplotlib here. One box per element (rows M/N
+top to bottom, cols K left to right) labelled with its byte offset, filled by its 16-byte chunk's
+place in a 128-byte line, so a swizzle shows as colors permuted from row to row (PTX 9.7.16.3: the
+swizzle XORs the chunk bits with the row bits). Thin frames outline each 16-byte chunk, thick ones
+each swizzle atom (8 rows of the swizzle width). Also the family's gallery entries.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections import defaultdict
+from functools import partial
+
+from tmemviz.catalog import Catalog
+from tmemviz.draw.spec import (
+    CHAR_IN,
+    PANEL_WIDTH_IN,
+    Box,
+    FigureSpec,
+    GalleryEntry,
+    Note,
+    Outline,
+    Panel,
+    chunk_columns,
+)
+from tmemviz.smem.answers import BASE_NOTE, offset_text
+from tmemviz.smem.answers import title as layout_title
+from tmemviz.smem.descriptor import UNUSED_LBO, encode_layout
+from tmemviz.smem.examples import PTX_FIGURES, figure_189_corrected, ptx_figure
+from tmemviz.smem.layout import CHUNK_BYTES, SmemLayout, atom_extent, dense_tile, elements_per_chunk
+from tmemviz.smem.shapes import KIND
+from tmemviz.smem.views import cell_label, chunk_color
+
+CHUNK_LINE_PT = 1.5
+ATOM_LINE_PT = 3.0
+
+
+def tooltip(row: int, col: int, byte: int) -> str:
+    """``row 3, col 8 -> byte 432``: what hovering over an element says."""
+    return f"row {row}, col {col} -> byte {byte}"
+
+
+def _frames(
+    cells: list[tuple[int, int, int]], slot: dict[int, int], unit: int, width: float
+) -> list[Outline]:
+    """One frame per group of ``unit`` bytes (a chunk or an atom) whose elements fill a rectangle of
+    this panel; a group that is not a rectangle here (cut by the panel, or sparse) gets none."""
+    groups: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for r, c, b in cells:
+        if c in slot:
+            groups[b // unit].append((r, slot[c]))
+    frames = []
+    for members in groups.values():
+        rows = [r for r, _ in members]
+        xs = [x for _, x in members]
+        h, w = max(rows) - min(rows) + 1, max(xs) - min(xs) + 1
+        if h * w == len(members):
+            frames.append(Outline(min(xs), min(rows), w, h, width))
+    return frames
+
+
+def caption(layout: SmemLayout) -> str:
+    """The CuTe expression, LBO/SBO and the descriptor."""
+    return (
+        f"{layout.notation()}; {offset_text('LBO', layout.lbo, unused=UNUSED_LBO)}, "
+        f"{offset_text('SBO', layout.sbo)}; descriptor 0x{encode_layout(layout):016x} at address 0"
+    )
+
+
+LEGEND = (
+    f"Each cell: the element's byte offset ({BASE_NOTE}); color: its 16-byte chunk's place in a "
+    "128-byte line, so the swizzle shows as permuted colors; thin frames: 16-byte chunks; thick frames: "
+    "swizzle atoms (8 rows of the swizzle width)."
+)
+
+
+def _text_notes(texts: list[str], top: float, width_in: float, cell_w: float) -> list[Note]:
+    """``texts`` wrapped to the grid's width, one :class:`Note` per line from row ``top`` down."""
+    per_line = max(40, int(width_in / CHAR_IN))
+    lines = [line for text in texts for line in textwrap.wrap(text, per_line)]
+    return [Note(0, top + 0.8 * i, line, 6.5, "left") for i, line in enumerate(lines)]
+
+
+def layout_spec(
+    layout: SmemLayout, *, label: str = "byte", title: str | None = None, note: str = ""
+) -> FigureSpec:
+    """Every element as one box; columns split into panels of whole chunks (K-major) or K groups."""
+    cells = list(layout.cells())
+    chars = max(len(cell_label(b, label)) for _, _, b in cells)
+    cell_w = max(0.42, (chars + 1.5) * CHAR_IN)
+    # Keep whole swizzle atoms in a panel when one fits (K-major atoms are W bytes of K wide), else
+    # whole 16-byte chunks; MN-major atoms are 8 K columns wide.
+    atom_cols = atom_extent(layout.major, layout.swizzle, layout.dtype)[1]
+    group = atom_cols if atom_cols * cell_w <= PANEL_WIDTH_IN else elements_per_chunk(layout.dtype)
+    panels = []
+    chunks = chunk_columns(list(range(layout.cols)), cell_w, group)
+    for n, cols in enumerate(chunks, 1):
+        slot = {c: i for i, c in enumerate(cols)}
+        boxes = tuple(
+            Box(slot[c], r, 1, 1, chunk_color(b), cell_label(b, label), tooltip(r, c, b))
+            for r, c, b in cells
+            if c in slot
+        )
+        outlines = _frames(cells, slot, CHUNK_BYTES, CHUNK_LINE_PT)
+        outlines += _frames(cells, slot, layout.swizzle.repeat_bytes, ATOM_LINE_PT)
+        panel_title = f"cols (K) {cols[0]}..{cols[-1]}"
+        if len(chunks) > 1:
+            panel_title += f" (panel {n} of {len(chunks)})"
+        notes: list[Note] = []
+        if n == len(chunks):
+            notes = _text_notes(
+                [LEGEND, f"Note: {note}"] if note else [LEGEND], layout.rows + 0.9, len(cols) * cell_w, cell_w
+            )
+        panels.append(
+            Panel(
+                title=panel_title,
+                width=len(cols),
+                height=layout.rows + (0.8 * len(notes) + 0.5 if notes else 0),
+                cell_w_in=cell_w,
+                boxes=boxes,
+                x_ticks=tuple((i + 0.5, str(c)) for i, c in enumerate(cols)),
+                y_ticks=tuple((r + 0.5, str(r)) for r in range(layout.rows)),
+                notes=tuple(notes),
+                outlines=tuple(outlines),
+                y_label="row (M/N)",
+            )
+        )
+    return FigureSpec(title=title or layout_title(layout), caption=caption(layout), panels=tuple(panels))
+
+
+FIG_189_NOTE = (
+    "as printed, figure 189's K mode (4,4):(1,4) puts four 16-byte chunks in a 32-byte row, so its "
+    "256 elements land on only 136 byte offsets; drawn here with K chunks (4,2,2):(1,4,128), the "
+    "CUTLASS dense tile of the same size and SBO"
+)
+"""Why the gallery shows figure 189 corrected (see :func:`tmemviz.smem.examples.figure_189_corrected`)."""
+
+TILES: tuple[tuple[str, str, str, int, int], ...] = (
+    ("K", "128B", "bf16", 128, 64),
+    ("MN", "128B", "bf16", 128, 32),
+)
+"""Dense 128B-swizzle tiles of the gallery: the common CUTLASS SM100 bf16 operand tiles."""
+
+
+def _entry(stem: str, layout: SmemLayout, figure: str, title: str, note: str = "") -> GalleryEntry:
+    description = f"{layout_title(layout)}: `{layout.notation()}`" + (f"; {note}" if note else "")
+    instruction = f"`tcgen05.mma` shared-memory operand, descriptor `0x{encode_layout(layout):016x}`"
+    return GalleryEntry(
+        stem, instruction, figure, description, partial(layout_spec, layout, title=title, note=note)
+    )
+
+
+def gallery_entries(catalog: Catalog) -> list[GalleryEntry]:
+    """PTX figures 188, 190-192 as printed, 189 corrected, and the dense 128B bf16 tiles."""
+    known = {s.name for s in catalog.shapes(KIND)}
+    out: list[GalleryEntry] = []
+    for number, (major, sw, dtype, *_rest) in PTX_FIGURES.items():
+        if sw not in known:
+            continue
+        stem = f"smem.{major}.{sw}.{dtype}.fig{number}"
+        if number == 189:
+            layout = figure_189_corrected()
+            title = f"PTX Figure 189, corrected: {layout_title(layout)}"
+            out.append(_entry(stem + "-corrected", layout, "Figure 189 (corrected)", title, FIG_189_NOTE))
+            continue
+        layout = ptx_figure(number)
+        out.append(_entry(stem, layout, f"Figure {number}", f"PTX Figure {number}: {layout_title(layout)}"))
+    for major, sw, dtype, rows, cols in TILES:
+        if sw in known:
+            layout = dense_tile(major, sw, dtype, rows, cols)
+            stem = f"smem.{major}.{sw}.{dtype}.{rows}x{cols}"
+            out.append(_entry(stem, layout, "none: CUTLASS SM100 dense tile", layout_title(layout)))
+    return out
