@@ -48,6 +48,7 @@ def test_done_when_command(capsys: pytest.CaptureFixture[str], plain_terminal: N
     assert row1[1:9] == ["144", "146", "148", "150", "152", "154", "156", "158"]
     assert "note: byte offsets are from a base aligned to 1024 bytes" in out
     assert "first MMA K-block" in out
+    assert "each cell: byte offset of the element's first byte" in flat(out)
 
 
 @pytest.mark.parametrize("number", sorted(FIGURES))
@@ -148,7 +149,7 @@ def test_chunk_labels(capsys: pytest.CaptureFixture[str], plain_terminal: None) 
     out = ok(capsys, *DONE_WHEN, "--cells", "chunk")
     row1 = next(line.split() for line in out.splitlines() if line.split()[:1] == ["1"])
     assert row1[1:10] == ["9"] * 8 + ["8"]  # byte 144 is chunk 9, byte 128 chunk 8
-    assert "16-byte chunk (byte offset // 16)" in flat(out)
+    assert "each cell: the element's 16-byte chunk (byte // 16)" in flat(out)
 
 
 @pytest.mark.parametrize(

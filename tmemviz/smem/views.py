@@ -35,10 +35,14 @@ def cell_label(byte: int, label: str) -> str:
 
 
 def grid_caption(label: str) -> str:
-    what = "byte offset of its first byte" if label == "byte" else "16-byte chunk (byte offset // 16)"
+    what = (
+        "byte offset of the element's first byte"
+        if label == "byte"
+        else "the element's 16-byte chunk (byte // 16)"
+    )
     return (
-        f"each cell: the element's {what}; color: the chunk's place in its 128-byte line (chunk % 8), "
-        "so a swizzle shows as permuted colors"
+        f"each cell: {what}; color: the chunk's place in its 128-byte line (chunk % 8), so a swizzle "
+        "shows as permuted colors"
     )
 
 
