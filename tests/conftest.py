@@ -79,3 +79,12 @@ def ptxas() -> str:
     if exe is None:
         pytest.skip("ptxas (CUDA 12.8 or newer, for sm_100a) is not on PATH")
     return exe
+
+
+@pytest.fixture(scope="session")
+def nvcc() -> str:
+    """NVIDIA's CUDA compiler (CUDA 13 on every machine); the tests that need it skip where it is missing."""
+    exe = shutil.which("nvcc")
+    if exe is None:
+        pytest.skip("nvcc (CUDA 12.8 or newer, for sm_100a) is not on PATH")
+    return exe

@@ -75,9 +75,13 @@ def is_kind(value: Any, kind: type) -> bool:
 
 
 def kind_name(kind: type) -> str:
-    return {int: "a whole number", str: "a string", list: "a list", dict: "a mapping"}.get(
-        kind, kind.__name__
-    )
+    return {
+        int: "a whole number",
+        str: "a string",
+        list: "a list",
+        dict: "a mapping",
+        bool: "true or false",
+    }.get(kind, kind.__name__)
 
 
 def describe(value: Any) -> str:

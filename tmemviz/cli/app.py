@@ -38,6 +38,7 @@ COMMANDS: dict[str, str] = {
     "decompress": "tmemviz.cli.cp",
     "smem": "tmemviz.cli.smem",
     "desc": "tmemviz.cli.smem",
+    "ptx": "tmemviz.cli.code",
     "figure": "tmemviz.cli.figure",
     "gallery": "tmemviz.cli.gallery",
 }

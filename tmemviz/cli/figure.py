@@ -15,7 +15,7 @@ import typer
 
 from tmemviz.catalog import Catalog
 from tmemviz.cli.cp import CtaGroupOpt, DecompressOpt, MulticastOpt
-from tmemviz.cli.ldst import NumOpt, OpOpt, PackOpt, SplitOpt, WarpOpt, instruction
+from tmemviz.cli.ldst import AbsOpt, NanOpt, NumOpt, OpOpt, PackOpt, RedOpt, SplitOpt, WarpOpt, instruction
 from tmemviz.cli.options import CP, LDST, LayoutsOpt, TaddrOpt, catalog
 from tmemviz.cli.smem import (
     CellsOpt,
@@ -66,9 +66,15 @@ def figure(
     row: Annotated[
         Optional[int], typer.Option("--row", help="cp: mark this source row and every lane it lands in.")
     ] = None,
+    red: RedOpt = None,
     type: Annotated[
-        Optional[str], typer.Option("--type", "-t", help="decompress: e2m1, e3m2 or e2m3 [default: all].")
+        Optional[str],
+        typer.Option(
+            "--type", "-t", help="decompress: e2m1, e3m2 or e2m3 [default: all]; with --red: u32, s32 or f32."
+        ),
     ] = None,
+    red_abs: AbsOpt = False,
+    red_nan: NanOpt = False,
     major: MajorOpt = None,
     swizzle: SwizzleOpt = None,
     dtype: DtypeOpt = None,
@@ -92,6 +98,7 @@ def figure(
     fmt = figure_format(output, format)
     ldst = {"--num": num, "--pack": pack or None, "--split-offset": split_offset, "--warp": warp, "--op": op}
     ldst["--highlight"] = highlight
+    ldst.update({"--red": red, "--abs": red_abs or None, "--nan": red_nan or None})
     cp_only = {"--multicast": multicast, "--cta-group": cta_group, "--decompress": decompress, "--row": row}
     kind = figure_kind(catalog(layouts), shape, detail)
     given_ldst = [k for k, v in ldst.items() if v is not None]
@@ -100,7 +107,7 @@ def figure(
         raise TmemvizError(f"{given_ldst[0]} applies to tcgen05.ld/st figures, not to a {kind} figure")
     if kind != "cp" and given_cp:
         raise TmemvizError(f"{given_cp[0]} applies to tcgen05.cp figures ('tmemviz figure cp SHAPE ...')")
-    if kind != "decompress" and type is not None:
+    if kind != "decompress" and type is not None and not (kind == "ldst" and red is not None):
         raise TmemvizError("--type applies to decompression figures ('tmemviz figure decompress FORMAT ...')")
     smem_only = {"--major": major, "--swizzle": swizzle, "--dtype": dtype, "--rows": rows, "--cols": cols}
     smem_only.update({"--m": m, "--k": k, "--lbo": lbo, "--sbo": sbo, "--cells": cells})
@@ -159,7 +166,9 @@ def figure(
         from tmemviz.ldst.layout import cells
         from tmemviz.ldst.spelling import parse_threads
 
-        ins = instruction(layouts, shape, num, pack, split_offset, taddr, warp, op)
+        ins = instruction(
+            layouts, shape, num, pack, split_offset, taddr, warp, op, red, type, red_abs, red_nan
+        )
         threads = parse_threads(highlight) if highlight else frozenset()
         spec = layout_spec(ins, cells(ins), highlight=threads, title=title)
     write_figure(spec, output, fmt, dpi)

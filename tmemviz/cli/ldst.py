@@ -52,6 +52,12 @@ WarpOpt = Annotated[
     Optional[int], typer.Option("--warp", help="Issuing warp (0..31); warp % 4 picks the lane band.")
 ]
 OpOpt = Annotated[Optional[Op], typer.Option("--op", help="ld or st [default: ld, or what SHAPE says].")]
+RedOpt = Annotated[
+    Optional[str], typer.Option("--red", help="min or max: tcgen05.ld.red (32x32b, 16x32bx2; .num >= x2).")
+]
+RedTypeOpt = Annotated[Optional[str], typer.Option("--type", help="With --red: u32, s32 or f32.")]
+AbsOpt = Annotated[bool, typer.Option("--abs", help="With --red and f32: reduce absolute values.")]
+NanOpt = Annotated[bool, typer.Option("--nan", help="With --red and f32: .NaN (a NaN input gives NaN).")]
 
 
 def instruction(
@@ -63,6 +69,10 @@ def instruction(
     taddr: Optional[str],
     warp: Optional[int],
     op: Optional[Op],
+    red: Optional[str] = None,
+    red_type: Optional[str] = None,
+    red_abs: bool = False,
+    red_nan: bool = False,
 ) -> layout.Instruction:
     """The instruction the SHAPE argument and options describe; its warnings go to stderr."""
     ins = resolve(
@@ -74,6 +84,10 @@ def instruction(
         split_offset=str(split_offset) if split_offset is not None else None,
         taddr=taddr,
         warp=str(warp) if warp is not None else None,
+        red=red,
+        red_type=red_type,
+        red_abs=red_abs,
+        red_nan=red_nan,
     )
     for warning in ins.warnings:
         sys.stderr.write(f"tmemviz: warning: {warning}\n")
@@ -88,6 +102,10 @@ def layout_command(
     taddr: TaddrOpt = None,
     warp: WarpOpt = None,
     op: OpOpt = None,
+    red: RedOpt = None,
+    red_type: RedTypeOpt = None,
+    red_abs: AbsOpt = False,
+    red_nan: NanOpt = False,
     view: Annotated[View, typer.Option("--view", help="grid (lanes x columns) or threads.")] = View.grid,
     format: Annotated[
         TableFormat, typer.Option("--format", "-f", help="table, json or csv.")
@@ -101,7 +119,9 @@ def layout_command(
     """Show the whole layout of one tcgen05.ld/st: every thread, register, lane and column."""
     from tmemviz.ldst import views
 
-    ins = instruction(layouts, shape, num, pack, split_offset, taddr, warp, op)
+    ins = instruction(
+        layouts, shape, num, pack, split_offset, taddr, warp, op, red, red_type, red_abs, red_nan
+    )
     cells = layout.cells(ins)
     if format is TableFormat.json:
         deliver(
@@ -128,11 +148,17 @@ def which(
     taddr: TaddrOpt = None,
     warp: WarpOpt = None,
     op: OpOpt = None,
+    red: RedOpt = None,
+    red_type: RedTypeOpt = None,
+    red_abs: AbsOpt = False,
+    red_nan: NanOpt = False,
     format: Annotated[AnswerFormat, typer.Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
     layouts: LayoutsOpt = None,
 ) -> None:
     """Which thread and register hold TMEM lane L, column C?"""
-    ins = instruction(layouts, shape, num, pack, split_offset, taddr, warp, op)
+    ins = instruction(
+        layouts, shape, num, pack, split_offset, taddr, warp, op, red, red_type, red_abs, red_nan
+    )
     owners = layout.which(ins, lane, col, parse_half(half) if half is not None else None)
     if format is AnswerFormat.json:
         sys.stdout.write(records.line(answers.which_record(ins, owners)))
@@ -150,11 +176,17 @@ def where(
     taddr: TaddrOpt = None,
     warp: WarpOpt = None,
     op: OpOpt = None,
+    red: RedOpt = None,
+    red_type: RedTypeOpt = None,
+    red_abs: AbsOpt = False,
+    red_nan: NanOpt = False,
     format: Annotated[AnswerFormat, typer.Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
     layouts: LayoutsOpt = None,
 ) -> None:
     """Where in TMEM does thread T's register r come from (ld) or go to (st)?"""
-    ins = instruction(layouts, shape, num, pack, split_offset, taddr, warp, op)
+    ins = instruction(
+        layouts, shape, num, pack, split_offset, taddr, warp, op, red, red_type, red_abs, red_nan
+    )
     found = layout.where(ins, thread, reg)
     if format is AnswerFormat.json:
         sys.stdout.write(records.line(answers.where_record(ins, thread, reg, found)))

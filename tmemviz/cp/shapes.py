@@ -40,7 +40,7 @@ FIELDS = {
     "placements": list,
 }
 REQUIRED = ("ptx_name", "rows", "row_bits", "placements")
-PLACEMENT_FIELDS = {"multicast": str, "cutlass": str, "blocks": list}
+PLACEMENT_FIELDS = {"multicast": str, "cutlass": str, "cute_dsl": str, "blocks": list}
 BLOCK_FIELDS = {"rows": object, "lanes": list}
 _NAME = re.compile(r"^\.?(\d+)x(\d+)b$", re.IGNORECASE)
 _ALIAS = re.compile(r"^[0-9a-z_]+$", re.IGNORECASE)
@@ -66,6 +66,8 @@ class Placement:
     multicast: str | None
     cutlass: str | None
     blocks: tuple[Block, ...]
+    cute_dsl: str | None = None
+    """The CuTe DSL op class (``cutlass.cute.nvgpu.tcgen05``), e.g. ``Cp2x64x128b0213Op``."""
 
     @property
     def replicas(self) -> int:
@@ -196,6 +198,12 @@ def _parse_placement(item: Any, rows: int, field: str, source: str, fail: Any) -
     cutlass = item.get("cutlass")
     if cutlass is not None and not _ALIAS.match(cutlass):
         raise fail(f"{field}.cutlass", f"expected a CUTLASS atom name, got {describe(cutlass)}")
+    cute_dsl = item.get("cute_dsl")
+    if cute_dsl is not None and not re.fullmatch(r"Cp\w+Op", cute_dsl):
+        raise fail(
+            f"{field}.cute_dsl",
+            f"expected a CuTe DSL op class such as Cp128x256bOp, got {describe(cute_dsl)}",
+        )
     blocks: list[Block] = []
     for b, entry in enumerate(item["blocks"]):
         bf = f"{field}.blocks[{b}]"
@@ -215,7 +223,7 @@ def _parse_placement(item: Any, rows: int, field: str, source: str, fail: Any) -
         raise fail(f"{field}.blocks", "expected at least one block of rows")
     _check_cover(blocks, rows, f"{field}.blocks", fail)
     _check_multicast(blocks, multicast, f"{field}.blocks", fail)
-    return Placement(None if multicast == "none" else multicast, cutlass, tuple(blocks))
+    return Placement(None if multicast == "none" else multicast, cutlass, tuple(blocks), cute_dsl)
 
 
 def _row_range(value: Any, rows: int, field: str, fail: Any) -> tuple[int, int]:

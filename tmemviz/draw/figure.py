@@ -152,7 +152,9 @@ def draw(spec: FigureSpec) -> Figure:
 
 
 def _draw(spec: FigureSpec) -> Figure:
-    width_in = max(4.0, max(LEFT_IN + p.width * p.cell_w_in + RIGHT_IN for p in spec.panels))
+    width_in = max(
+        4.0, max(LEFT_IN + p.width * p.cell_w_in + p.margin_right_in + RIGHT_IN for p in spec.panels)
+    )
     headers = [HEADER_IN if (p.title or p.x_ticks) else 0.1 for p in spec.panels]
     footers = [FOOTER_IN if p.markers else 0.1 for p in spec.panels]
     body = sum(h + p.height * p.cell_h_in + f for p, h, f in zip(spec.panels, headers, footers, strict=True))

@@ -90,6 +90,8 @@ class Panel:
     cell_h_in: float = CELL_H_IN
     y_label: str = "lane"
     """What the rows are, written beside the y ticks."""
+    margin_right_in: float = 0.0
+    """Extra room right of the grid, for notes written there."""
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tmemviz.ldst.layout import Cell, Instruction, Owner
+from tmemviz.ldst.layout import Cell, Instruction, Owner, reductions
+from tmemviz.ldst.reduction import Reduced
 from tmemviz.ldst.shapes import NUMS, Shape
+from tmemviz.tmem import span_text
 
 HALF_BITS = {0: "bits 15:0", 1: "bits 31:16"}
 
@@ -35,7 +37,15 @@ def which_sentence(ins: Instruction, lane: int, col: int, owners: tuple[Owner, .
     who = " and by ".join(owner_phrase(o) for o in owners)
     if len(owners) > 1:
         verb = "is read twice: by"
-    return f"lane {lane}, column {col} of {context(ins)} {verb} {who}"
+    return f"lane {lane}, column {col} of {context(ins)} {verb} {who}{redval_phrase(ins, owners[0].thread)}"
+
+
+def redval_phrase(ins: Instruction, thread: int) -> str:
+    """For tcgen05.ld.red: ``; thread 3's redval = max of lane 3, columns 0..7``."""
+    if ins.red is None:
+        return ""
+    r = reductions(ins)[thread]
+    return f"; thread {thread}'s redval = {ins.red.words} of lane {r.lane}, columns {span_text(r.cols)}"
 
 
 def where_sentence(ins: Instruction, thread: int, reg: int, cells: tuple[Cell, ...]) -> str:
@@ -45,15 +55,15 @@ def where_sentence(ins: Instruction, thread: int, reg: int, cells: tuple[Cell, .
         f"lane {c.lane}, column {c.col}" + (f" ({HALF_BITS[c.half]})" if c.half is not None else "")
         for c in cells
     )
-    return f"thread {thread}, register r{reg} of {context(ins)} {verb} {spots}"
+    return f"thread {thread}, register r{reg} of {context(ins)} {verb} {spots}{redval_phrase(ins, thread)}"
 
 
 # Records: what --format json / csv print.
 
 
 def layout_header(ins: Instruction) -> dict[str, Any]:
-    """The JSON fields of a layout before its cells."""
-    return {
+    """The JSON fields of a layout before its cells (and, for tcgen05.ld.red, every thread's redval)."""
+    record: dict[str, Any] = {
         "instruction": ins.mnemonic,
         "op": ins.op,
         "shape": ins.shape.name,
@@ -65,6 +75,14 @@ def layout_header(ins: Instruction) -> dict[str, Any]:
         "taddr": None if ins.taddr is None else {"lane": ins.taddr[0], "col": ins.taddr[1]},
         "warp": ins.warp,
     }
+    if ins.red is not None:
+        record["red"] = {"op": ins.red.op, "type": ins.red.type, "abs": ins.red.abs, "nan": ins.red.nan}
+        record["redval"] = [redval_record(r) for r in reductions(ins)]
+    return record
+
+
+def redval_record(r: Reduced) -> dict[str, Any]:
+    return {"thread": r.thread, "lane": r.lane, "cols": list(r.cols)}
 
 
 def cell_records(ins: Instruction, cells: tuple[Cell, ...]) -> list[dict[str, Any]]:
@@ -91,6 +109,8 @@ def which_record(ins: Instruction, owners: tuple[Owner, ...]) -> dict[str, Any]:
         record["warp"] = ins.warp
     if len(owners) > 1:
         record["owners"] = [o._asdict() for o in owners]
+    if ins.red is not None:
+        record["redval"] = [redval_record(reductions(ins)[o.thread]) for o in owners]
     return record
 
 
@@ -102,6 +122,8 @@ def where_record(ins: Instruction, thread: int, reg: int, found: tuple[Cell, ...
     record: dict[str, Any] = {"thread": thread, "reg": reg, "cells": spots}
     if ins.taddr is not None:
         record["warp"] = ins.warp
+    if ins.red is not None:
+        record["redval"] = [redval_record(reductions(ins)[thread])]
     return record
 
 

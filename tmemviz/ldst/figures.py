@@ -12,7 +12,7 @@ from functools import partial
 from tmemviz.catalog import Catalog
 from tmemviz.draw.palette import thread_color
 from tmemviz.draw.spec import CHAR_IN, Arrow, Box, FigureSpec, GalleryEntry, Note, Panel, chunk_columns
-from tmemviz.ldst.layout import Cell, Instruction, cells, make_instruction
+from tmemviz.ldst.layout import Cell, Instruction, cells, make_instruction, reductions
 from tmemviz.ldst.shapes import KIND
 from tmemviz.ldst.views import caption, cell_label
 from tmemviz.tmem import span_text
@@ -86,6 +86,7 @@ def layout_spec(
                 notes.append(f"columns {chunk[i - 1] + 1}..{col - 1} not accessed")
             if notes:
                 markers.append((float(i), "; ".join(notes)))
+        red_notes = _redval_notes(ins, chunk, lanes)
         panels.append(
             Panel(
                 title=panel_title,
@@ -96,12 +97,37 @@ def layout_spec(
                 x_ticks=tuple((i + 0.5, str(col)) for i, col in enumerate(chunk)),
                 y_ticks=tuple((r + 0.5, str(lane)) for r, lane in enumerate(lanes)),
                 markers=tuple(markers),
+                notes=red_notes,
+                margin_right_in=REDVAL_MARGIN_IN if red_notes else 0.0,
             )
         )
     text = caption(ins)
     if highlight:
         text += "; highlighted threads: " + ", ".join(f"T{t}" for t in sorted(highlight))
     return FigureSpec(title=title or ins.mnemonic, caption=text, panels=tuple(panels))
+
+
+REDVAL_MARGIN_IN = 2.6
+"""Room right of a tcgen05.ld.red grid for the "-> T3 redval" notes."""
+
+
+def _redval_notes(ins: Instruction, chunk: list[int], lanes: list[int]) -> tuple[Note, ...]:
+    """tcgen05.ld.red: right of each lane, whose redval ends in this panel and what it reduces.
+
+    Each thread's reduced segment is one lane's run of its columns; the note
+    goes beside the panel holding the segment's last column.
+    """
+    if ins.red is None:
+        return ()
+    ending: dict[int, list[str]] = defaultdict(list)
+    for r in reductions(ins):
+        if r.cols[-1] in chunk:
+            ending[r.lane].append(f"T{r.thread} redval = {ins.red.op}({span_text(r.cols)})")
+    row = {lane: i for i, lane in enumerate(lanes)}
+    return tuple(
+        Note(len(chunk) + 0.2, row[lane] + 0.5, "; ".join(texts), 6.5, "left")
+        for lane, texts in ending.items()
+    )
 
 
 def pack_spec(op: str) -> FigureSpec:

@@ -11,6 +11,10 @@ The general rules live here once, for every shape file:
 * ``.16x32bx2`` makes its second access at ``taddr + immHalfSplitoff``.
 * With a taddr, coordinates are absolute and a warp may only touch the 32
   lanes of its band (PTX 9.7.16.8.1); without one they are taddr-relative.
+* ``tcgen05.ld.red`` loads the same registers as tcgen05.ld and also reduces
+  (min or max) the values each thread loads into its scalar ``redval``
+  (PTX 9.7.16.8.3); :func:`reductions` says which lane and columns each
+  thread's redval covers.
 
 Nothing here prints or reads files.
 
@@ -27,10 +31,12 @@ Nothing here prints or reads files.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from tmemviz.errors import TmemvizError
+from tmemviz.ldst.reduction import Reduced, Reduction, check_reduction
 from tmemviz.ldst.shapes import NUMS, Shape
 from tmemviz.tmem import THREADS, TMEM_COLUMNS, WARP_LANES, check_inside, merge_ranges
 
@@ -74,6 +80,8 @@ class Instruction:
     warp: int | None
     """Warp (within the CTA) issuing the instruction, when a taddr is given."""
     warnings: tuple[str, ...] = ()
+    red: Reduction | None = None
+    """The reduction of a tcgen05.ld.red, else None."""
 
     @property
     def registers_per_thread(self) -> int:
@@ -97,26 +105,46 @@ class Instruction:
 
     @property
     def qualifiers(self) -> str:
-        """``16x256b.x4`` plus the pack qualifier: the part that names the layout."""
+        """``16x256b.x4`` plus the pack or reduction qualifiers: the part that names the layout."""
         text = f"{self.shape.name}.x{self.num}"
         if self.pack:
             text += ".pack::16b" if self.op == "ld" else ".unpack::16b"
+        if self.red is not None:
+            text += self.red.qualifiers
         return text
 
     @property
     def mnemonic(self) -> str:
-        """The PTX opcode with every qualifier, e.g. ``tcgen05.ld.sync.aligned.16x256b.x4.b32``."""
+        """The PTX opcode with every qualifier, e.g. ``tcgen05.ld.sync.aligned.16x256b.x4.b32``.
+
+        tcgen05.ld.red names its ``.type`` instead of ``.b32`` (PTX 9.7.16.8.3).
+        """
+        if self.red is not None:
+            return f"tcgen05.ld.red.sync.aligned.{self.qualifiers}"
         return f"tcgen05.{self.op}.sync.aligned.{self.qualifiers}.b32"
 
-    def statement(self, taddr_operand: str = "taddr") -> str:
-        """A complete PTX statement with its register vector (what ptxas would assemble)."""
-        vector = "{" + ", ".join(f"r{i}" for i in range(self.registers_per_thread)) + "}"
+    def statement(
+        self, taddr_operand: str = "taddr", vector: Sequence[str] | None = None, redval: str = "redval"
+    ) -> str:
+        """A complete PTX statement with its register vector (what ptxas would assemble).
+
+        Operand order (PTX 9.7.16.8.3/4): ld ``{v}, [taddr][, imm]``; ld.red
+        ``{v}, redval, [taddr][, imm]``; st ``[taddr][, imm], {v}``.
+        """
+        names = [f"r{i}" for i in range(self.registers_per_thread)] if vector is None else list(vector)
+        if len(names) != self.registers_per_thread:
+            raise TmemvizError(
+                f"{self.qualifiers} needs {self.registers_per_thread} registers, got {len(names)}"
+            )
+        braced = "{" + ", ".join(names) + "}"
         address = f"[{taddr_operand}]"
         if self.split_offset is not None:
             address += f", {self.split_offset}"
+        if self.red is not None:
+            return f"{self.mnemonic} {braced}, {redval}, {address};"
         if self.op == "ld":
-            return f"{self.mnemonic} {vector}, {address};"
-        return f"{self.mnemonic} {address}, {vector};"
+            return f"{self.mnemonic} {braced}, {address};"
+        return f"{self.mnemonic} {address}, {braced};"
 
     def lane_range(self) -> tuple[int, int]:
         first = self.origin[0]
@@ -143,6 +171,7 @@ def make_instruction(
     split_offset: int | None = None,
     taddr: tuple[int, int] | None = None,
     warp: int | None = None,
+    red: Reduction | None = None,
 ) -> Instruction:
     """Validate every qualifier and operand against the PTX rules.
 
@@ -162,6 +191,8 @@ def make_instruction(
         raise TmemvizError(f".x{num} is not a .num qualifier; use x1, x2, x4, x8, x16, x32, x64 or x128")
     if num > shape.max_num:
         raise TmemvizError(f"{shape.name} supports .num x1..x{shape.max_num} (PTX {table})")
+    if red is not None:
+        check_reduction(shape, num, pack, op, red)
     width = num * shape.columns_per_rep * (2 if pack else 1)
     warnings: list[str] = []
     if shape.split:
@@ -196,7 +227,7 @@ def make_instruction(
         raise TmemvizError(
             f"the access would reach column {span_end}, but Tensor Memory has columns 0..{TMEM_COLUMNS - 1}"
         )
-    return Instruction(shape, num, pack, op, split_offset, taddr, warp, tuple(warnings))
+    return Instruction(shape, num, pack, op, split_offset, taddr, warp, tuple(warnings), red)
 
 
 def _check_placement(shape: Shape, taddr: tuple[int, int], warp: int | None) -> int:
@@ -309,3 +340,28 @@ def where(ins: Instruction, thread: int, reg: int) -> tuple[Cell, ...]:
     if ins.pack:
         return (Cell(thread, reg, 0, lane, base + 2 * col), Cell(thread, reg, 1, lane, base + 2 * col + 1))
     return (Cell(thread, reg, None, lane, base + col),)
+
+
+def reductions(ins: Instruction) -> tuple[Reduced, ...]:
+    """For a tcgen05.ld.red: each thread's lane and the columns its redval reduces, by thread.
+
+    Each thread loads its ``.num`` registers from one lane (both ld.red shapes
+    have R = 1), so its redval covers exactly the columns of those registers.
+
+    >>> from tmemviz.ldst.shapes import builtin
+    >>> ins = make_instruction(builtin("16x32bx2"), 4, split_offset=8, red=Reduction("max", "f32"))
+    >>> reductions(ins)[17]
+    Reduced(thread=17, lane=1, cols=(8, 9, 10, 11))
+    """
+    if ins.red is None:
+        raise TmemvizError(f"{ins.mnemonic} has no redval; give --red min or --red max for tcgen05.ld.red")
+    by_thread: dict[int, list[Cell]] = {}
+    for c in cells(ins):
+        by_thread.setdefault(c.thread, []).append(c)
+    out = []
+    for thread in sorted(by_thread):
+        group = by_thread[thread]
+        lanes = {c.lane for c in group}
+        assert len(lanes) == 1, "ld.red shapes load each thread's registers from one lane"
+        out.append(Reduced(thread, lanes.pop(), tuple(sorted(c.col for c in group))))
+    return tuple(out)

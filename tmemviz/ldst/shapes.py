@@ -36,6 +36,7 @@ FIELDS = {
     "registers_per_rep": int,
     "max_num": int,
     "ptx_figure": int,
+    "ld_red": bool,
     "accesses": list,
 }
 REQUIRED = ("ptx_name", "lanes", "columns_per_rep", "registers_per_rep", "max_num", "accesses")
@@ -72,6 +73,8 @@ class Shape:
     """Indexed by ``thread * registers_per_rep + reg``."""
     owners: tuple[int, ...]
     """Slot index, indexed by ``(access * lanes + lane) * columns_per_rep + col``."""
+    ld_red: bool = False
+    """Whether tcgen05.ld.red takes this shape (PTX 9.7.16.8.3: .32x32b and .16x32bx2 only)."""
 
     @property
     def ptx_name(self) -> str:
@@ -182,6 +185,7 @@ def parse_shape(doc: Any, source: str) -> Shape:
         source=source,
         slots=slots,
         owners=owners,
+        ld_red=doc.get("ld_red", False),
     )
 
 

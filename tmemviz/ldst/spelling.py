@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
 from tmemviz.ldst.layout import Instruction, make_instruction
+from tmemviz.ldst.reduction import RED_OPS, RED_TYPES, Reduction
 from tmemviz.ldst.shapes import KIND
 from tmemviz.tmem import parse_taddr
 from tmemviz.values import agree, parse_int
@@ -27,6 +28,7 @@ _NUM = re.compile(r"^\.?x?(\d+)$", re.IGNORECASE)
 # Qualifiers that do not change the register layout (PTX 9.7.16.8.3 syntax).
 _NEUTRAL = {"sync", "aligned", "b32"}
 _RED_ONLY = {"min", "max", "abs", "nan", "f32", "u32", "s32"}
+"""The qualifiers of tcgen05.ld.red's reduction (PTX 9.7.16.8.3); ptxas takes them in any order."""
 
 
 @dataclass(frozen=True)
@@ -39,16 +41,19 @@ class Spelling:
     op: str | None = None
     split_offset: int | None = None
     vector_size: int | None = None
-    red: bool = False
+    red: tuple[str, ...] | None = None
+    """For tcgen05.ld.red, its reduction qualifiers as written (lower case), e.g. ('max', 'f32')."""
 
 
 def parse_spelling(text: str) -> Spelling:
     """Split a SHAPE argument into its parts; the shape name itself is checked later.
 
     >>> parse_spelling("16dp256b4x_16b")
-    Spelling(shape='16dp256b', num=4, pack=True, op=None, split_offset=None, vector_size=None, red=False)
+    Spelling(shape='16dp256b', num=4, pack=True, op=None, split_offset=None, vector_size=None, red=None)
     >>> parse_spelling("tcgen05.st.sync.aligned.16x32bx2.x2.unpack::16b.b32 [t], 4, {r0, r1};")
-    Spelling(shape='16x32bx2', num=2, pack=True, op='st', split_offset=4, vector_size=2, red=False)
+    Spelling(shape='16x32bx2', num=2, pack=True, op='st', split_offset=4, vector_size=2, red=None)
+    >>> parse_spelling("tcgen05.ld.red.sync.aligned.32x32b.x2.max.abs.f32 {a, b}, m, [t];").red
+    ('max', 'abs', 'f32')
     """
     text = text.strip()
     if not text:
@@ -69,15 +74,22 @@ def parse_spelling(text: str) -> Spelling:
             raise TmemvizError(f"tcgen05.{what} is not a tcgen05.ld or tcgen05.st instruction{hint}")
         op = tokens[1].lower()
         tokens = tokens[2:]
-    shape, num, pack, red = None, None, None, False
+    shape, num, pack = None, None, None
+    red: list[str] | None = None
     for token in tokens:
         low = token.lower()
+        if low == "b32" and red is not None:
+            raise TmemvizError(
+                "tcgen05.ld.red names its .type (.u32, .s32 or .f32), not .b32 (PTX 9.7.16.8.3)"
+            )
         if low in _NEUTRAL:
             continue
-        if low == "red" and op == "ld":
-            red = True
-        elif low in _RED_ONLY and red:
-            continue
+        if low == "red" and op == "ld" and red is None:
+            red = []
+        elif low in _RED_ONLY and red is not None:
+            if low in red:
+                raise TmemvizError(f"'{text}' repeats .{token}")
+            red.append(low)
         elif low in ("pack::16b", "unpack::16b"):
             wanted = "ld" if low == "pack::16b" else "st"
             if op is not None and op != wanted:
@@ -97,7 +109,7 @@ def parse_spelling(text: str) -> Spelling:
     if shape is None:
         raise TmemvizError(f"'{text}' names no shape; give one such as 16x256b")
     offset, vector = _operands(operands)
-    return Spelling(shape, num, pack, op, offset, vector, red)
+    return Spelling(shape, num, pack, op, offset, vector, tuple(red) if red is not None else None)
 
 
 def _operands(text: str) -> tuple[int | None, int | None]:
@@ -162,10 +174,15 @@ def resolve(
     split_offset: str | None = None,
     taddr: str | None = None,
     warp: str | None = None,
+    red: str | None = None,
+    red_type: str | None = None,
+    red_abs: bool = False,
+    red_nan: bool = False,
 ) -> Instruction:
     """Combine a SHAPE spelling with the command-line options into one instruction.
 
     Options may repeat what the spelling says; contradicting it is an error.
+    ``red``/``red_type``/``red_abs``/``red_nan`` make it a tcgen05.ld.red.
     """
     spelled = parse_spelling(shape_text)
     shape = catalog.get(KIND, spelled.shape)
@@ -180,10 +197,7 @@ def resolve(
         parse_int(split_offset, "--split-offset") if split_offset is not None else None,
         None,
     )
-    if spelled.red and shape.name not in ("32x32b", "16x32bx2"):
-        raise TmemvizError(f"tcgen05.ld.red takes .32x32b or .16x32bx2, not {shape.name} (PTX 9.7.16.8.3)")
-    if spelled.red and n < 2:
-        raise TmemvizError("tcgen05.ld.red needs .num of at least .x2 (PTX 9.7.16.8.3)")
+    reduction = _reduction(spelled.red, red, red_type, red_abs, red_nan)
     ins = make_instruction(
         shape,
         n,
@@ -192,6 +206,7 @@ def resolve(
         split_offset=offset,
         taddr=parse_taddr(taddr) if taddr is not None else None,
         warp=parse_int(warp, "--warp") if warp is not None else None,
+        red=reduction,
     )
     if spelled.vector_size is not None and spelled.vector_size != ins.registers_per_thread:
         raise TmemvizError(
@@ -199,3 +214,34 @@ def resolve(
             f"{ins.registers_per_thread} (PTX Table {49 if operation == 'ld' else 50})"
         )
     return ins
+
+
+def _reduction(
+    spelled: tuple[str, ...] | None, op: str | None, kind: str | None, abs_: bool, nan: bool
+) -> Reduction | None:
+    """The tcgen05.ld.red reduction the spelling and the options describe, or None for a plain ld/st."""
+    if spelled is None and op is None:
+        given = [name for name, value in (("--type", kind), ("--abs", abs_), ("--nan", nan)) if value]
+        if given:
+            raise TmemvizError(
+                f"{given[0]} describes a tcgen05.ld.red reduction; give --red min or --red max too"
+            )
+        return None
+    words = spelled or ()
+    ops = [w for w in words if w in RED_OPS]
+    types = [w for w in words if w in RED_TYPES]
+    if len(ops) > 1 or len(types) > 1:
+        raise TmemvizError("tcgen05.ld.red takes one .redOp (.min or .max) and one .type (PTX 9.7.16.8.3)")
+    if op is not None and op.strip().lower() not in RED_OPS:
+        raise TmemvizError(f"--red must be min or max, got '{op}'")
+    if kind is not None and kind.strip().lower().lstrip(".") not in RED_TYPES:
+        raise TmemvizError(f"--type must be u32, s32 or f32 (the tcgen05.ld.red .type), got '{kind}'")
+    red_op = agree("--red", ops[0] if ops else None, op.strip().lower() if op else None, None)
+    red_type = agree(
+        "--type", types[0] if types else None, kind.strip().lower().lstrip(".") if kind else None, None
+    )
+    if red_op is None:
+        raise TmemvizError("tcgen05.ld.red needs .min or .max (PTX 9.7.16.8.3)")
+    if red_type is None:
+        raise TmemvizError("tcgen05.ld.red needs --type u32, s32 or f32 (PTX 9.7.16.8.3)")
+    return Reduction(red_op, red_type, abs_ or "abs" in words, nan or "nan" in words)

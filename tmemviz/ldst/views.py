@@ -11,7 +11,7 @@ from collections import defaultdict
 from tmemviz.draw.palette import thread_color
 from tmemviz.draw.table import ALERT, BOLD, DIM, ITALIC, Cell, Column, Styled, Table, View, on
 from tmemviz.ldst.layout import Cell as LayoutCell
-from tmemviz.ldst.layout import Instruction
+from tmemviz.ldst.layout import Instruction, reductions
 from tmemviz.ldst.shapes import NUMS, Shape
 from tmemviz.tmem import span_text
 
@@ -33,6 +33,8 @@ def caption(ins: Instruction) -> str:
         text += f"; absolute lanes and columns, taddr = lane {lane}, column {col}, warp {ins.warp}"
     if ins.pack:
         text += "; .lo = register bits 15:0, .hi = bits 31:16, each from bits 15:0 of its column"
+    if ins.red is not None:
+        text += f"; redval of each thread = {ins.red.op} of the registers it loads (one lane each)"
     return text
 
 
@@ -79,8 +81,21 @@ def grid_view(ins: Instruction, cells: tuple[LayoutCell, ...], width: int) -> Vi
                 row.append(Styled(GAP, DIM) if col is None else _cell_text(at.get((lane, col), [])))
             rows.append(tuple(row))
         parts.append(Table(tuple(columns), tuple(rows), title=title, show_edge=False))
+    if ins.red is not None:
+        parts.append(redval_table(ins))
     parts.append(Styled(caption(ins), ITALIC))
     return tuple(parts)
+
+
+def redval_table(ins: Instruction) -> Table:
+    """tcgen05.ld.red: per lane, whose redval reduces which of its columns."""
+    assert ins.red is not None
+    by_lane: dict[int, list[str]] = defaultdict(list)
+    for r in reductions(ins):
+        by_lane[r.lane].append(f"T{r.thread} = {ins.red.op}({span_text(r.cols)})")
+    rows = [(str(lane), "   ".join(texts)) for lane, texts in sorted(by_lane.items())]
+    columns = (Column("lane", justify="right", style=BOLD), Column(f"redval ({ins.red.words})", no_wrap=True))
+    return Table(columns, tuple(rows), show_edge=False)
 
 
 def _column_blocks(columns: list[int], widths: dict[int, int], room: int) -> list[list[int]]:
@@ -120,6 +135,9 @@ def threads_view(ins: Instruction, cells: tuple[LayoutCell, ...]) -> View:
         for reg in range(ins.registers_per_thread):
             spots = "+".join(f"({c.lane},{c.col})" for c in by_reg[(thread, reg)])
             entries.append(f"r{reg}:{spots}")
+        if ins.red is not None:
+            r = reductions(ins)[thread]
+            entries.append(f"redval:({r.lane},{span_text(r.cols)})")
         rows.append((Styled(f"T{thread}", on(thread_color(thread))), "  ".join(entries)))
     header = "register -> (lane, col)" + ("  [bits 15:0 + bits 31:16]" if ins.pack else "")
     columns = (Column("thread", justify="right", style=BOLD), Column(header))

@@ -1,0 +1,127 @@
+"""The ``ptx`` command: one instruction (tcgen05.ld/st/ld.red or tcgen05.cp) in every dialect."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from tmemviz.catalog import Catalog
+from tmemviz.cli.cp import CtaGroupOpt, DecompressOpt, MulticastOpt
+from tmemviz.cli.ldst import AbsOpt, NanOpt, NumOpt, OpOpt, PackOpt, RedOpt, RedTypeOpt, SplitOpt
+from tmemviz.cli.options import CP, LDST, AnswerFormat, LayoutsOpt, catalog, deliver
+from tmemviz.code import DIALECTS, Code
+from tmemviz.draw import records
+from tmemviz.draw.table import DIM, Column, Styled, Table
+from tmemviz.errors import TmemvizError
+
+Emit = Enum("Emit", {name.replace("-", "_"): name for name in (*DIALECTS, "all")}, type=str)  # type: ignore[misc]
+
+
+def names_copy(found: Catalog, shape: str) -> bool:
+    """Whether SHAPE spells a tcgen05.cp (a cp line, a UTCCP atom, or a name only cp knows)."""
+    word = shape.strip().lower()
+    if word.startswith(("tcgen05.cp", "sm100_utccp_")):
+        return True
+    head = word.split(".")[0] if not word.startswith(".") else word.split(".")[1]
+    return found.find(LDST, head) is None and found.find(CP, head) is not None
+
+
+def ptx(
+    shape: Annotated[
+        str,
+        typer.Argument(
+            help="Any SHAPE 'layout' or 'cp' takes: 16x256b, SM100_TMEM_LOAD_16dp256b4x, a PTX line, "
+            "64x128b.warpx2::02_13, SM100_UTCCP_4x32dp128bit_2cta ...",
+            show_default=False,
+        ),
+    ],
+    emit: Annotated[
+        Emit, typer.Option("--emit", "-e", help="ptx, cuda, cccl, cutlass, cute-dsl, gluon or all.")
+    ] = Emit.all,  # type: ignore[attr-defined]
+    num: NumOpt = None,
+    pack: PackOpt = False,
+    split_offset: SplitOpt = None,
+    op: OpOpt = None,
+    red: RedOpt = None,
+    red_type: RedTypeOpt = None,
+    red_abs: AbsOpt = False,
+    red_nan: NanOpt = False,
+    multicast: MulticastOpt = None,
+    cta_group: CtaGroupOpt = None,
+    decompress: DecompressOpt = None,
+    format: Annotated[AnswerFormat, typer.Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
+    layouts: LayoutsOpt = None,
+) -> None:
+    """Write one instruction as PTX, CUDA inline asm, cuda::ptx, CUTLASS, CuTe DSL or Gluon code."""
+    found = catalog(layouts)
+    if names_copy(found, shape):
+        given = {
+            "--num": num,
+            "--pack": pack or None,
+            "--split-offset": split_offset,
+            "--op": op,
+            "--red": red,
+        }
+        wrong = [k for k, v in given.items() if v is not None]
+        if wrong:
+            raise TmemvizError(f"{wrong[0]} applies to tcgen05.ld/st, not to a tcgen05.cp instruction")
+        from tmemviz.cp import dialects as cp_dialects
+        from tmemviz.cp.spelling import resolve_copy
+
+        copy = resolve_copy(found, shape, multicast=multicast, cta_group=cta_group, decompress=decompress)
+        mnemonic, codes = copy.mnemonic, [f(copy) for f in cp_dialects.EMITTERS.values()]
+    else:
+        given = {"--multicast": multicast, "--cta-group": cta_group, "--decompress": decompress}
+        wrong = [k for k, v in given.items() if v is not None]
+        if wrong:
+            raise TmemvizError(f"{wrong[0]} applies to tcgen05.cp, not to a tcgen05.ld/st instruction")
+        from tmemviz.cli.ldst import instruction
+        from tmemviz.ldst import dialects
+
+        ins = instruction(
+            layouts, shape, num, pack, split_offset, None, None, op, red, red_type, red_abs, red_nan
+        )
+        mnemonic, codes = ins.mnemonic, [f(ins) for f in dialects.EMITTERS.values()]
+    wanted = emit.value
+    if wanted != "all":
+        codes = [c for c in codes if c.dialect == wanted]
+    if format is AnswerFormat.json:
+        items = [{"dialect": c.dialect, "code": c.code, "notes": list(c.notes)} for c in codes]
+        sys.stdout.write(records.pretty({"instruction": mnemonic, "dialects": items}))
+    elif wanted == "all":
+        deliver((_table(mnemonic, codes),), None)
+    else:
+        (code,) = codes
+        if code.code is None:
+            raise TmemvizError(f"{wanted} cannot express {mnemonic}: {'; '.join(code.notes)}")
+        for note in code.notes:
+            sys.stderr.write(f"tmemviz: note: {note}\n")
+        sys.stdout.write(code.code + "\n")
+
+
+def _shown(code: Code) -> str | None:
+    """What the table shows: the code, or for a CUDA wrapper its signature (--emit cuda prints it whole)."""
+    if code.code is None or code.dialect != "cuda":
+        return code.code
+    signature = next(line for line in code.code.splitlines() if line.startswith("__device__"))
+    return signature.removesuffix(" {") + ";  // body: --emit cuda"
+
+
+def _table(mnemonic: str, codes: list[Code]) -> Table:
+    codes = [c._replace(code=_shown(c)) for c in codes]
+    rows = [
+        (
+            c.dialect,
+            Styled(c.code) if c.code is not None else Styled("(none)", DIM),
+            Styled("\n".join(c.notes), DIM),
+        )
+        for c in codes
+    ]
+    columns = (Column("dialect", no_wrap=True), Column("code"), Column("notes"))
+    return Table(columns, tuple(rows), title=mnemonic, title_justify="left", show_edge=False)
+
+
+COMMANDS = {"ptx": ptx}
