@@ -33,6 +33,9 @@ class Box:
     label: str
     tooltip: str
     dim: bool = False
+    data: tuple[tuple[str, str], ...] = ()
+    """The cell's coordinates by name, e.g. (("lane", "9"), ("col", "5"), ("thread", "6"), ("reg", "3")):
+    what an interactive page attaches to the cell (``data-lane`` ...) so it can be hovered and searched."""
 
 
 @dataclass(frozen=True)

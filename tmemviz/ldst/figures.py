@@ -21,6 +21,19 @@ DIM_FILL = "#eeeeee"
 OVERLAP_FILL = "#ff7f7f"
 
 
+def cell_data(cell: Cell) -> tuple[tuple[str, str], ...]:
+    """``lane``, ``col``, ``thread``, ``reg`` (and ``half`` when packed) of a cell's first owner."""
+    data = [
+        ("lane", str(cell.lane)),
+        ("col", str(cell.col)),
+        ("thread", str(cell.thread)),
+        ("reg", str(cell.reg)),
+    ]
+    if cell.half is not None:
+        data.append(("half", str(cell.half)))
+    return tuple(data)
+
+
 def tooltip(cell: Cell, owners: list[Cell]) -> str:
     """``lane 9, col 5 -> T6 r3`` (both owners when two halves overlap)."""
     who = " and ".join(cell_label(c) for c in owners)
@@ -72,6 +85,7 @@ def layout_spec(
                         label=" / ".join(cell_label(c) for c in group),
                         tooltip=tooltip(first, group),
                         dim=dim,
+                        data=cell_data(first),
                     )
                 )
         panel_title = "columns " + span_text(chunk)

@@ -99,7 +99,16 @@ def layout_spec(
     for n, cols in enumerate(chunks, 1):
         slot = {c: i for i, c in enumerate(cols)}
         boxes = tuple(
-            Box(slot[c], r, 1, 1, chunk_color(b), cell_label(b, label), tooltip(r, c, b))
+            Box(
+                slot[c],
+                r,
+                1,
+                1,
+                chunk_color(b),
+                cell_label(b, label),
+                tooltip(r, c, b),
+                data=(("row", str(r)), ("col", str(c)), ("byte", str(b))),
+            )
             for r, c, b in cells
             if c in slot
         )
