@@ -7,8 +7,10 @@ register layouts": 5 shapes x legal .num x {unpacked, packed}).
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -16,6 +18,10 @@ import pytest
 
 # The tests import the independent oracle (ldst/oracle.py) that sits beside them.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# Derived files (the shipped shape documents' cache) go to a directory of the test run's own, so the
+# tests neither read a developer's cache nor leave files in it; subprocesses inherit it.
+os.environ["TMEMVIZ_CACHE_DIR"] = tempfile.mkdtemp(prefix="tmemviz-test-cache-")
 
 from ldst.oracle import combinations
 

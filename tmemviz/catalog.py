@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from tmemviz.errors import TmemvizError
-from tmemviz.files import yaml_files
+from tmemviz.files import builtin_dir, yaml_files
 
 
 class Named(Protocol):
@@ -46,13 +46,6 @@ class ShapeKind(Generic[S]):
     """Read and validate every file (raising :class:`TmemvizError` naming file and field)."""
     top_level: bool = False
     """Whether files directly inside a user's layouts directory belong to this family."""
-
-
-def builtin_dir() -> Path:
-    """The shipped ``layouts/``: inside the installed package, else beside it in a checkout."""
-    here = Path(__file__).resolve().parent
-    packaged = here / "layouts"
-    return packaged if packaged.is_dir() else here.parent / "layouts"
 
 
 @dataclass

@@ -4,15 +4,23 @@ Reading: size limit, ``yaml.safe_load``, one-line errors. Every family's shape
 loader reports problems as ``FILE: field 'NAME': what is wrong`` through
 :class:`TmemvizError`. PyYAML is imported on first read, not at start-up.
 
+The shipped shape files are parsed at most once per installed version: their
+documents are kept (as ``marshal`` data, which needs no import to read) in the
+user's cache directory (``$TMEMVIZ_CACHE_DIR``, else ``$XDG_CACHE_HOME/tmemviz``
+or ``~/.cache/tmemviz``), keyed by each file's
+size and modification time, so a one-shot query need not import PyYAML. Users'
+own files are always parsed afresh. A cache that cannot be read or written is
+simply not used.
+
 Writing: a temp file beside the target, then a rename, so readers never see a
 half-written file.
 """
 
 from __future__ import annotations
 
-import contextlib
+import marshal
 import os
-import tempfile
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,15 +29,32 @@ from tmemviz.errors import TmemvizError
 MAX_FILE_BYTES = 1 << 20
 
 
+def builtin_dir() -> Path:
+    """The shipped ``layouts/``: inside the installed package, else beside it in a checkout."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "layouts"
+    return packaged if packaged.is_dir() else here.parent / "layouts"
+
+
 def read_yaml(path: Path) -> Any:
     """The YAML document of ``path``; unreadable, huge or malformed files raise one sentence."""
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise TmemvizError(f"{path}: {size} bytes is too large for a shape file (limit 1 MiB)")
+        stat = path.stat()
+        if stat.st_size > MAX_FILE_BYTES:
+            raise TmemvizError(f"{path}: {stat.st_size} bytes is too large for a shape file (limit 1 MiB)")
+        key = _shipped_key(path, stat)
+        if key is not None and key in _cache().entries:
+            return _cache().entries[key]
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise TmemvizError(f"{path}: cannot read the file ({exc})") from None
+    doc = _parse(path, text)
+    if key is not None:
+        _cache().remember(key, doc)
+    return doc
+
+
+def _parse(path: Path, text: str) -> Any:
     import yaml
 
     try:
@@ -41,6 +66,67 @@ def read_yaml(path: Path) -> Any:
         at = f" at line {where.line + 1}" if where is not None else ""
         problem = getattr(exc, "problem", None) or "syntax error"
         raise TmemvizError(f"{path}: not valid YAML{at}: {problem}") from None
+
+
+def cache_dir() -> Path:
+    """Where derived files live: ``$TMEMVIZ_CACHE_DIR``, else ``$XDG_CACHE_HOME/tmemviz``, else
+    ``~/.cache/tmemviz``.
+
+    One file per installed version, so an upgrade never reads an older version's documents.
+    """
+    if os.environ.get("TMEMVIZ_CACHE_DIR"):
+        return Path(os.environ["TMEMVIZ_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tmemviz"
+
+
+def _shipped_key(path: Path, stat: os.stat_result) -> str | None:
+    """``relative/path:size:mtime_ns`` for a shipped file; None for a user's file (never cached)."""
+    root = builtin_dir()
+    try:
+        relative = path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return None
+    return f"{relative.as_posix()}:{stat.st_size}:{stat.st_mtime_ns}"
+
+
+class _DocumentCache:
+    """Parsed shipped documents by key, read from and written back to one JSON file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.entries: dict[str, Any] = {}
+        try:
+            loaded = marshal.loads(path.read_bytes())
+            if isinstance(loaded, dict):
+                self.entries = loaded
+        except (OSError, ValueError, EOFError, TypeError):
+            pass  # no cache yet, or a damaged one: it is rebuilt as files are read
+
+    def remember(self, key: str, doc: Any) -> None:
+        try:
+            # Only what comes back unchanged (shape files hold strings, numbers, lists, mappings).
+            if marshal.loads(marshal.dumps(doc)) != doc:
+                return
+            self.entries[key] = doc
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.path, marshal.dumps(self.entries))
+        except (OSError, TypeError, ValueError, TmemvizError, RecursionError):
+            self.entries.pop(key, None)  # an unwritable cache directory only costs the next run time
+
+
+_CACHES: dict[Path, _DocumentCache] = {}
+
+
+def _cache() -> _DocumentCache:
+    from tmemviz import __version__
+
+    # marshal's format belongs to one Python version; the file name says which.
+    python = f"py{sys.version_info.major}{sys.version_info.minor}"
+    path = cache_dir() / f"documents-{__version__}-{python}.marshal"
+    if path not in _CACHES:
+        _CACHES[path] = _DocumentCache(path)
+    return _CACHES[path]
 
 
 def yaml_files(directory: Path, *, builtin: bool) -> list[Path]:
@@ -109,6 +195,8 @@ def write_atomic(path: Path, data: bytes) -> None:
         if path.is_dir():
             raise TmemvizError(f"cannot write {path}: it is a directory")
         # A short temp name: the target's own name may already be at the 255-byte limit.
+        import tempfile
+
         fd, tmp = tempfile.mkstemp(prefix=".tmemviz-", suffix=".tmp", dir=directory)
     except OSError as exc:
         raise TmemvizError(f"cannot write {path}: {exc.strerror or exc}") from None
@@ -120,6 +208,8 @@ def write_atomic(path: Path, data: bytes) -> None:
         os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException as exc:
+        import contextlib
+
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError):

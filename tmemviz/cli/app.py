@@ -1,8 +1,10 @@
 """The ``tmemviz`` entry point: which module holds each command, and how failures exit.
 
 Each family's commands live in their own module and are imported only when
-invoked. Core errors arrive as :class:`TmemvizError` and become one sentence on
-stderr with exit status 2 in :func:`main`, the only place that knows about exits.
+invoked. A well-formed one-shot query is answered without Typer
+(:mod:`tmemviz.cli.fast`); help, completion and usage errors go through Typer.
+Core errors arrive as :class:`TmemvizError` and become one sentence on stderr
+with exit status 2 in :func:`main`, the only place that knows about exits.
 """
 
 from __future__ import annotations
@@ -11,11 +13,12 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, Optional
-
-import typer
+from typing import TYPE_CHECKING, Any, Optional
 
 from tmemviz.errors import TmemvizError
+
+if TYPE_CHECKING:
+    import typer
 
 APP_SETTINGS: dict[str, Any] = {
     "name": "tmemviz",
@@ -58,11 +61,15 @@ def build_app(names: list[str]) -> typer.Typer:
     its own command. The callback keeps a single-command app a group, so
     ``tmemviz which ...`` parses and reports usage exactly as the full app does.
     """
+    import typer
+
+    from tmemviz.cli.params import typer_command
+
     app = typer.Typer(**APP_SETTINGS)
     if len(names) == 1:
         app.callback()(_no_options)
     for name in names:
-        app.command(name=name)(_command(name))
+        app.command(name=name)(typer_command(_command(name)))
     return app
 
 
@@ -81,10 +88,29 @@ def main(argv: Optional[list[str]] = None) -> int:
     """Run the CLI; bad input becomes one line on stderr and exit status 2."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        result = _app_for(args)(args=args, prog_name="tmemviz", standalone_mode=False)
+        from tmemviz.cli.fast import read
+
+        run = read(args, COMMANDS)
+        if run is not None:
+            result = run()
+            return result if isinstance(result, int) else 0
+        return _typer_main(args)
     except TmemvizError as exc:
         sys.stderr.write(f"tmemviz: {exc}\n")
         return 2
+    except BrokenPipeError:
+        # `tmemviz layout ... | head` closes the pipe early; that is not an error.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+def _typer_main(args: list[str]) -> int:
+    """The full CLI: help, usage errors and every command, parsed by Typer."""
+    import typer
+
+    try:
+        result = _app_for(args)(args=args, prog_name="tmemviz", standalone_mode=False)
     except typer.TyperException as exc:
         # Typer's own usage errors (unknown option, bad choice, not a number).
         sys.stderr.write(f"tmemviz: {exc.format_message()}\n")
@@ -92,9 +118,4 @@ def main(argv: Optional[list[str]] = None) -> int:
     except typer.Abort:
         sys.stderr.write("tmemviz: aborted\n")
         return 130
-    except BrokenPipeError:
-        # `tmemviz layout ... | head` closes the pipe early; that is not an error.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
     return result if isinstance(result, int) else 0

@@ -6,12 +6,11 @@ import sys
 from enum import Enum
 from typing import Annotated
 
-import typer
-
 from tmemviz.catalog import Catalog
 from tmemviz.cli.cp import CtaGroupOpt, DecompressOpt, MulticastOpt
 from tmemviz.cli.ldst import AbsOpt, NanOpt, NumOpt, OpOpt, PackOpt, RedOpt, RedTypeOpt, SplitOpt
 from tmemviz.cli.options import CP, LDST, AnswerFormat, LayoutsOpt, catalog, deliver
+from tmemviz.cli.params import Argument, Option
 from tmemviz.code import DIALECTS, Code
 from tmemviz.draw import records
 from tmemviz.draw.table import DIM, Column, Styled, Table
@@ -32,14 +31,14 @@ def names_copy(found: Catalog, shape: str) -> bool:
 def ptx(
     shape: Annotated[
         str,
-        typer.Argument(
+        Argument(
             help="Any SHAPE 'layout' or 'cp' takes: 16x256b, SM100_TMEM_LOAD_16dp256b4x, a PTX line, "
             "64x128b.warpx2::02_13, SM100_UTCCP_4x32dp128bit_2cta ...",
             show_default=False,
         ),
     ],
     emit: Annotated[
-        Emit, typer.Option("--emit", "-e", help="ptx, cuda, cccl, cutlass, cute-dsl, gluon or all.")
+        Emit, Option("--emit", "-e", help="ptx, cuda, cccl, cutlass, cute-dsl, gluon or all.")
     ] = Emit.all,  # type: ignore[attr-defined]
     num: NumOpt = None,
     pack: PackOpt = False,
@@ -52,7 +51,7 @@ def ptx(
     multicast: MulticastOpt = None,
     cta_group: CtaGroupOpt = None,
     decompress: DecompressOpt = None,
-    format: Annotated[AnswerFormat, typer.Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
+    format: Annotated[AnswerFormat, Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
     layouts: LayoutsOpt = None,
 ) -> None:
     """Write one instruction as PTX, CUDA inline asm, cuda::ptx, CUTLASS, CuTe DSL or Gluon code."""

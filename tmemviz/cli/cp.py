@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
-import typer
-
 from tmemviz.cli.options import (
     AnswerFormat,
     LayoutsOpt,
@@ -15,13 +13,13 @@ from tmemviz.cli.options import (
     catalog,
     deliver,
 )
-from tmemviz.cp import answers
+from tmemviz.cli.params import Argument, Option
 from tmemviz.draw import records
 from tmemviz.errors import TmemvizError
 
 CopyShapeArg = Annotated[
     str,
-    typer.Argument(
+    Argument(
         help=(
             "cp shape: 128x256b, 4x256b, 128x128b, 64x128b, 32x128b; qualifiers may follow "
             "(64x128b.warpx2::01_23), or give a whole tcgen05.cp line or a CUTLASS SM100_UTCCP_* name."
@@ -31,14 +29,14 @@ CopyShapeArg = Annotated[
 ]
 MulticastOpt = Annotated[
     Optional[str],
-    typer.Option("--multicast", "-m", help="warpx2::02_13, warpx2::01_23 or warpx4 (as the shape requires)."),
+    Option("--multicast", "-m", help="warpx2::02_13, warpx2::01_23 or warpx4 (as the shape requires)."),
 ]
 CtaGroupOpt = Annotated[
     Optional[str],
-    typer.Option("--cta-group", help="1 or 2 (.cta_group::2 also writes the peer CTA) [default: 1]."),
+    Option("--cta-group", help="1 or 2 (.cta_group::2 also writes the peer CTA) [default: 1]."),
 ]
 DecompressOpt = Annotated[
-    Optional[str], typer.Option("--decompress", help="b4x16_p64 or b6x16_p32 (.b8x16.<fmt> decompression).")
+    Optional[str], Option("--decompress", help="b4x16_p64 or b6x16_p32 (.b8x16.<fmt> decompression).")
 ]
 
 
@@ -48,23 +46,19 @@ def cp(
     cta_group: CtaGroupOpt = None,
     decompress: DecompressOpt = None,
     taddr: TaddrOpt = None,
-    row: Annotated[Optional[int], typer.Option("--row", help="Where does this source row land?")] = None,
+    row: Annotated[Optional[int], Option("--row", help="Where does this source row land?")] = None,
     word: Annotated[
-        Optional[int], typer.Option("--word", help="With --row: only this 32-bit word of the row.")
+        Optional[int], Option("--word", help="With --row: only this 32-bit word of the row.")
     ] = None,
-    lane: Annotated[
-        Optional[int], typer.Option("--lane", help="Which source row/word fills this lane?")
-    ] = None,
-    col: Annotated[Optional[int], typer.Option("--col", help="With --lane: the TMEM column.")] = None,
-    cta: Annotated[int, typer.Option("--cta", help="With --lane: 0 = this CTA, 1 = the peer.")] = 0,
-    format: Annotated[
-        TableFormat, typer.Option("--format", "-f", help="table, json or csv.")
-    ] = TableFormat.table,
+    lane: Annotated[Optional[int], Option("--lane", help="Which source row/word fills this lane?")] = None,
+    col: Annotated[Optional[int], Option("--col", help="With --lane: the TMEM column.")] = None,
+    cta: Annotated[int, Option("--cta", help="With --lane: 0 = this CTA, 1 = the peer.")] = 0,
+    format: Annotated[TableFormat, Option("--format", "-f", help="table, json or csv.")] = TableFormat.table,
     output: OutputOpt = None,
     layouts: LayoutsOpt = None,
 ) -> None:
     """Where tcgen05.cp puts each source row and word: TMEM cta, lane and column."""
-    from tmemviz.cp import layout
+    from tmemviz.cp import answers, layout
     from tmemviz.cp.spelling import resolve_copy
 
     copy = resolve_copy(
@@ -123,25 +117,24 @@ def cp(
 def decompress(
     fmt: Annotated[
         str,
-        typer.Argument(metavar="FORMAT", help="b4x16_p64 (4-bit) or b6x16_p32 (6-bit).", show_default=False),
+        Argument(metavar="FORMAT", help="b4x16_p64 (4-bit) or b6x16_p32 (6-bit).", show_default=False),
     ],
     type: Annotated[
         Optional[str],
-        typer.Option(
-            "--type", "-t", help="e2m1 (4-bit), e3m2 or e2m3 (6-bit): names the bits, decodes values."
-        ),
+        Option("--type", "-t", help="e2m1 (4-bit), e3m2 or e2m3 (6-bit): names the bits, decodes values."),
     ] = None,
     hex: Annotated[
         Optional[str],
-        typer.Option("--hex", help="Source bytes, byte 0 first: the data bytes or the whole 16-byte chunk."),
+        Option("--hex", help="Source bytes, byte 0 first: the data bytes or the whole 16-byte chunk."),
     ] = None,
     elements: Annotated[
-        Optional[str], typer.Option("--elements", help="16 element codes instead, e.g. 1,2,0x7,0b0101,...")
+        Optional[str], Option("--elements", help="16 element codes instead, e.g. 1,2,0x7,0b0101,...")
     ] = None,
-    format: Annotated[AnswerFormat, typer.Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
+    format: Annotated[AnswerFormat, Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
     output: OutputOpt = None,
 ) -> None:
     """How tcgen05.cp widens 16 packed 4/6-bit elements into 8-bit containers; a byte calculator."""
+    from tmemviz.cp import answers
     from tmemviz.cp import decompress as dec
 
     form = dec.get_format(fmt)

@@ -7,8 +7,6 @@ from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
 
-import typer
-
 from tmemviz.cli.options import (
     AnswerFormat,
     LayoutsOpt,
@@ -16,8 +14,10 @@ from tmemviz.cli.options import (
     TaddrOpt,
     catalog,
     deliver,
+    questions,
     terminal_width,
 )
+from tmemviz.cli.params import Argument, Option
 from tmemviz.draw import records
 from tmemviz.ldst import answers, layout
 from tmemviz.ldst.spelling import parse_half, resolve
@@ -35,29 +35,27 @@ class Op(str, Enum):
 
 ShapeArg = Annotated[
     str,
-    typer.Argument(
+    Argument(
         help="Shape: 16x256b, .16x256b, a CUTLASS name (16dp256b4x_16b) or a whole PTX instruction.",
         show_default=False,
     ),
 ]
-NumOpt = Annotated[Optional[str], typer.Option("--num", "-n", help=".num repetition: x1..x128 (or 1..128).")]
-PackOpt = Annotated[bool, typer.Option("--pack", "--unpack", help=".pack::16b (ld) / .unpack::16b (st).")]
+NumOpt = Annotated[Optional[str], Option("--num", "-n", help=".num repetition: x1..x128 (or 1..128).")]
+PackOpt = Annotated[bool, Option("--pack", "--unpack", help=".pack::16b (ld) / .unpack::16b (st).")]
 SplitOpt = Annotated[
     Optional[int],
-    typer.Option(
-        "--split-offset", help="immHalfSplitoff of .16x32bx2, in columns [default: num, 2*num packed]."
-    ),
+    Option("--split-offset", help="immHalfSplitoff of .16x32bx2, in columns [default: num, 2*num packed]."),
 ]
 WarpOpt = Annotated[
-    Optional[int], typer.Option("--warp", help="Issuing warp (0..31); warp % 4 picks the lane band.")
+    Optional[int], Option("--warp", help="Issuing warp (0..31); warp % 4 picks the lane band.")
 ]
-OpOpt = Annotated[Optional[Op], typer.Option("--op", help="ld or st [default: ld, or what SHAPE says].")]
+OpOpt = Annotated[Optional[Op], Option("--op", help="ld or st [default: ld, or what SHAPE says].")]
 RedOpt = Annotated[
-    Optional[str], typer.Option("--red", help="min or max: tcgen05.ld.red (32x32b, 16x32bx2; .num >= x2).")
+    Optional[str], Option("--red", help="min or max: tcgen05.ld.red (32x32b, 16x32bx2; .num >= x2).")
 ]
-RedTypeOpt = Annotated[Optional[str], typer.Option("--type", help="With --red: u32, s32 or f32.")]
-AbsOpt = Annotated[bool, typer.Option("--abs", help="With --red and f32: reduce absolute values.")]
-NanOpt = Annotated[bool, typer.Option("--nan", help="With --red and f32: .NaN (a NaN input gives NaN).")]
+RedTypeOpt = Annotated[Optional[str], Option("--type", help="With --red: u32, s32 or f32.")]
+AbsOpt = Annotated[bool, Option("--abs", help="With --red and f32: reduce absolute values.")]
+NanOpt = Annotated[bool, Option("--nan", help="With --red and f32: .NaN (a NaN input gives NaN).")]
 
 
 def instruction(
@@ -106,13 +104,11 @@ def layout_command(
     red_type: RedTypeOpt = None,
     red_abs: AbsOpt = False,
     red_nan: NanOpt = False,
-    view: Annotated[View, typer.Option("--view", help="grid (lanes x columns) or threads.")] = View.grid,
-    format: Annotated[
-        TableFormat, typer.Option("--format", "-f", help="table, json or csv.")
-    ] = TableFormat.table,
+    view: Annotated[View, Option("--view", help="grid (lanes x columns) or threads.")] = View.grid,
+    format: Annotated[TableFormat, Option("--format", "-f", help="table, json or csv.")] = TableFormat.table,
     output: Annotated[
         Optional[Path],
-        typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout."),
+        Option("--output", "-o", help="Write to this file (atomically) instead of stdout."),
     ] = None,
     layouts: LayoutsOpt = None,
 ) -> None:
@@ -135,13 +131,23 @@ def layout_command(
         deliver(views.threads_view(ins, cells), output)
 
 
+BatchOpt = Annotated[
+    Optional[str],
+    Option("--batch", metavar="FILE", help="Answer every line of FILE ('-' = stdin) in one run, streaming."),
+]
+
+
 def which(
     shape: ShapeArg,
-    lane: Annotated[int, typer.Option("--lane", help="TMEM lane (taddr-relative unless --taddr).")],
-    col: Annotated[int, typer.Option("--col", help="TMEM 32-bit column (taddr-relative unless --taddr).")],
+    lane: Annotated[
+        Optional[int], Option("--lane", help="TMEM lane (taddr-relative unless --taddr).")
+    ] = None,
+    col: Annotated[
+        Optional[int], Option("--col", help="TMEM 32-bit column (taddr-relative unless --taddr).")
+    ] = None,
     num: NumOpt = None,
     half: Annotated[
-        Optional[str], typer.Option("--half", help="lo (bits 15:0) or hi (bits 31:16) of the cell.")
+        Optional[str], Option("--half", help="lo (bits 15:0) or hi (bits 31:16) of the cell.")
     ] = None,
     pack: PackOpt = False,
     split_offset: SplitOpt = None,
@@ -152,24 +158,33 @@ def which(
     red_type: RedTypeOpt = None,
     red_abs: AbsOpt = False,
     red_nan: NanOpt = False,
-    format: Annotated[AnswerFormat, typer.Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
+    format: Annotated[AnswerFormat, Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
+    batch: BatchOpt = None,
     layouts: LayoutsOpt = None,
-) -> None:
+) -> int:
     """Which thread and register hold TMEM lane L, column C?"""
     ins = instruction(
         layouts, shape, num, pack, split_offset, taddr, warp, op, red, red_type, red_abs, red_nan
     )
-    owners = layout.which(ins, lane, col, parse_half(half) if half is not None else None)
-    if format is AnswerFormat.json:
-        sys.stdout.write(records.line(answers.which_record(ins, owners)))
-    else:
-        sys.stdout.write(answers.which_sentence(ins, lane, col, owners) + "\n")
+    which_half = parse_half(half) if half is not None else None
+
+    def answer(lane: int, col: int) -> str:
+        owners = layout.which(ins, lane, col, which_half)
+        if format is AnswerFormat.json:
+            return records.line(answers.which_record(ins, owners))
+        return answers.which_sentence(ins, lane, col, owners) + "\n"
+
+    return questions(answer, ("--lane", lane), ("--col", col), batch)
 
 
 def where(
     shape: ShapeArg,
-    thread: Annotated[int, typer.Option("--thread", "-t", help="Thread (lane id in the warp, 0..31).")],
-    reg: Annotated[int, typer.Option("--reg", "-r", help="Register index i of r_i in the vector operand.")],
+    thread: Annotated[
+        Optional[int], Option("--thread", "-t", help="Thread (lane id in the warp, 0..31).")
+    ] = None,
+    reg: Annotated[
+        Optional[int], Option("--reg", "-r", help="Register index i of r_i in the vector operand.")
+    ] = None,
     num: NumOpt = None,
     pack: PackOpt = False,
     split_offset: SplitOpt = None,
@@ -180,18 +195,22 @@ def where(
     red_type: RedTypeOpt = None,
     red_abs: AbsOpt = False,
     red_nan: NanOpt = False,
-    format: Annotated[AnswerFormat, typer.Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
+    format: Annotated[AnswerFormat, Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
+    batch: BatchOpt = None,
     layouts: LayoutsOpt = None,
-) -> None:
+) -> int:
     """Where in TMEM does thread T's register r come from (ld) or go to (st)?"""
     ins = instruction(
         layouts, shape, num, pack, split_offset, taddr, warp, op, red, red_type, red_abs, red_nan
     )
-    found = layout.where(ins, thread, reg)
-    if format is AnswerFormat.json:
-        sys.stdout.write(records.line(answers.where_record(ins, thread, reg, found)))
-    else:
-        sys.stdout.write(answers.where_sentence(ins, thread, reg, found) + "\n")
+
+    def answer(thread: int, reg: int) -> str:
+        found = layout.where(ins, thread, reg)
+        if format is AnswerFormat.json:
+            return records.line(answers.where_record(ins, thread, reg, found))
+        return answers.where_sentence(ins, thread, reg, found) + "\n"
+
+    return questions(answer, ("--thread", thread), ("--reg", reg), batch)
 
 
 COMMANDS = {"layout": layout_command, "which": which, "where": where}

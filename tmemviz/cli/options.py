@@ -5,17 +5,18 @@ from __future__ import annotations
 import io
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
-import typer
-
 from tmemviz.catalog import Catalog, ShapeKind, load_catalog
+from tmemviz.cli.params import Option
 from tmemviz.cp.shapes import KIND as CP
 from tmemviz.draw.table import View
+from tmemviz.errors import TmemvizError
 from tmemviz.ldst.shapes import KIND as LDST
+from tmemviz.values import parse_int
 
 KINDS: tuple[ShapeKind[Any], ...] = (LDST, CP)
 """The families whose shape names a SHAPE argument may hold (for "use 'tmemviz cp'" hints)."""
@@ -34,14 +35,14 @@ class AnswerFormat(str, Enum):
 
 TaddrOpt = Annotated[
     Optional[str],
-    typer.Option("--taddr", help="taddr as LANE,COL or a 0x address; coordinates become absolute."),
+    Option("--taddr", help="taddr as LANE,COL or a 0x address; coordinates become absolute."),
 ]
 LayoutsOpt = Annotated[
     Optional[list[Path]],
-    typer.Option("--layouts", metavar="DIR", help="Extra shape files (*.yaml); also $TMEMVIZ_LAYOUTS."),
+    Option("--layouts", metavar="DIR", help="Extra shape files (*.yaml); also $TMEMVIZ_LAYOUTS."),
 ]
 OutputOpt = Annotated[
-    Optional[Path], typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout.")
+    Optional[Path], Option("--output", "-o", help="Write to this file (atomically) instead of stdout.")
 ]
 
 
@@ -93,3 +94,52 @@ def terminal_width(output: Optional[Path]) -> int:
     from rich.console import Console
 
     return Console().width
+
+
+def questions(
+    answer: Callable[[int, int], str],
+    first: tuple[str, Optional[int]],
+    second: tuple[str, Optional[int]],
+    batch: Optional[str],
+) -> int:
+    """Answer the question the two options ask, or one question per line of ``batch`` ('-' = stdin).
+
+    Batch lines hold the two numbers (decimal or 0x hex) separated by a comma or
+    spaces; blank lines and ``#`` comments are skipped. Answers stream out one per
+    line as they are computed; a bad line gets one ``tmemviz: line N: ...`` on
+    stderr and the run goes on, ending with status 2.
+    """
+    (a_flag, a), (b_flag, b) = first, second
+    pair = f"{a_flag.lstrip('-').upper()},{b_flag.lstrip('-').upper()}"
+    if batch is None:
+        if a is None or b is None:
+            raise TmemvizError(f"give {a_flag} and {b_flag}, or --batch FILE with one {pair} per line")
+        sys.stdout.write(answer(a, b))
+        return 0
+    if a is not None or b is not None:
+        raise TmemvizError(
+            f"--batch reads {pair} from each line of its file; leave out {a_flag} and {b_flag}"
+        )
+    live = batch == "-"
+    try:
+        stream = sys.stdin if live else open(batch, encoding="utf-8")  # noqa: SIM115
+    except OSError as exc:
+        raise TmemvizError(f"cannot read {batch}: {exc.strerror or exc}") from None
+    failed = 0
+    with stream:
+        for number, line in enumerate(stream, 1):
+            text = line.split("#", 1)[0].strip()
+            if not text:
+                continue
+            try:
+                parts = text.replace(",", " ").split()
+                if len(parts) != 2:
+                    raise TmemvizError(f"expected {pair}, got '{text}'")
+                sys.stdout.write(answer(parse_int(parts[0], a_flag), parse_int(parts[1], b_flag)))
+            except TmemvizError as exc:
+                sys.stdout.flush()
+                sys.stderr.write(f"tmemviz: line {number}: {exc}\n")
+                failed += 1
+            if live:
+                sys.stdout.flush()
+    return 2 if failed else 0

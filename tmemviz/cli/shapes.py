@@ -6,9 +6,8 @@ import sys
 from enum import Enum
 from typing import Annotated
 
-import typer
-
 from tmemviz.cli.options import LayoutsOpt, catalog, deliver
+from tmemviz.cli.params import Option
 from tmemviz.cp.shapes import KIND as CP
 from tmemviz.draw import records
 from tmemviz.draw.table import Styled
@@ -21,9 +20,7 @@ class ShapesFormat(str, Enum):
 
 
 def shapes(
-    format: Annotated[
-        ShapesFormat, typer.Option("--format", "-f", help="table or json.")
-    ] = ShapesFormat.table,
+    format: Annotated[ShapesFormat, Option("--format", "-f", help="table or json.")] = ShapesFormat.table,
     layouts: LayoutsOpt = None,
 ) -> None:
     """List every shape: ld/st with registers per .num (Table 49), then cp with its multicasts."""

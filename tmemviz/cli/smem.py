@@ -6,9 +6,8 @@ import sys
 from enum import Enum
 from typing import Annotated, Optional
 
-import typer
-
 from tmemviz.cli.options import AnswerFormat, LayoutsOpt, OutputOpt, TableFormat, catalog, deliver
+from tmemviz.cli.params import Argument, Option
 from tmemviz.draw import records
 from tmemviz.errors import TmemvizError
 
@@ -20,24 +19,24 @@ class CellLabel(str, Enum):
 
 MajorOpt = Annotated[
     Optional[str],
-    typer.Option("--major", help="K (K contiguous) or MN (M/N contiguous).", show_default=False),
+    Option("--major", help="K (K contiguous) or MN (M/N contiguous).", show_default=False),
 ]
 SwizzleOpt = Annotated[
     Optional[str],
-    typer.Option("--swizzle", help="none, 32B, 64B or 128B (also SW128, SWIZZLE_128B, Swizzle<3,4,3>)."),
+    Option("--swizzle", help="none, 32B, 64B or 128B (also SW128, SWIZZLE_128B, Swizzle<3,4,3>)."),
 ]
 DtypeOpt = Annotated[
-    Optional[str], typer.Option("--dtype", help="e4m3, e5m2, s8, u8, f16, bf16, tf32, f32 or s32.")
+    Optional[str], Option("--dtype", help="e4m3, e5m2, s8, u8, f16, bf16, tf32, f32 or s32.")
 ]
-RowsOpt = Annotated[Optional[int], typer.Option("--rows", help="Dense tile: M/N extent in elements.")]
-ColsOpt = Annotated[Optional[int], typer.Option("--cols", help="Dense tile: K extent in elements.")]
-MOpt = Annotated[Optional[int], typer.Option("--m", help="PTX formula: repeat count m (M/N blocks).")]
-KOpt = Annotated[Optional[int], typer.Option("--k", help="PTX formula: repeat count k (K blocks).")]
-LboOpt = Annotated[Optional[str], typer.Option("--lbo", help="PTX formula: leading byte offset, in bytes.")]
-SboOpt = Annotated[Optional[str], typer.Option("--sbo", help="PTX formula: stride byte offset, in bytes.")]
+RowsOpt = Annotated[Optional[int], Option("--rows", help="Dense tile: M/N extent in elements.")]
+ColsOpt = Annotated[Optional[int], Option("--cols", help="Dense tile: K extent in elements.")]
+MOpt = Annotated[Optional[int], Option("--m", help="PTX formula: repeat count m (M/N blocks).")]
+KOpt = Annotated[Optional[int], Option("--k", help="PTX formula: repeat count k (K blocks).")]
+LboOpt = Annotated[Optional[str], Option("--lbo", help="PTX formula: leading byte offset, in bytes.")]
+SboOpt = Annotated[Optional[str], Option("--sbo", help="PTX formula: stride byte offset, in bytes.")]
 CellsOpt = Annotated[
     Optional[CellLabel],
-    typer.Option("--cells", help="What each grid cell shows: byte or chunk [default: byte]."),
+    Option("--cells", help="What each grid cell shows: byte or chunk [default: byte]."),
 ]
 
 
@@ -52,12 +51,10 @@ def smem(
     lbo: LboOpt = None,
     sbo: SboOpt = None,
     offset: Annotated[
-        Optional[str], typer.Option("--offset", help="Which element sits at this byte offset?")
+        Optional[str], Option("--offset", help="Which element sits at this byte offset?")
     ] = None,
     cells: CellsOpt = None,
-    format: Annotated[
-        TableFormat, typer.Option("--format", "-f", help="table, json or csv.")
-    ] = TableFormat.table,
+    format: Annotated[TableFormat, Option("--format", "-f", help="table, json or csv.")] = TableFormat.table,
     output: OutputOpt = None,
     layouts: LayoutsOpt = None,
 ) -> None:
@@ -107,29 +104,27 @@ def smem(
 def desc(
     value: Annotated[
         Optional[str],
-        typer.Argument(
-            metavar="HEX", help="A descriptor to decode, e.g. 0x4000404000010000.", show_default=False
-        ),
+        Argument(metavar="HEX", help="A descriptor to decode, e.g. 0x4000404000010000.", show_default=False),
     ] = None,
     start_address: Annotated[
         Optional[str],
-        typer.Option("--start-address", help="Encode: shared-memory byte address [default: 0]."),
+        Option("--start-address", help="Encode: shared-memory byte address [default: 0]."),
     ] = None,
     lbo: Annotated[
-        Optional[str], typer.Option("--lbo", help="Encode: LBO in bytes [default: unused, encoded 1].")
+        Optional[str], Option("--lbo", help="Encode: LBO in bytes [default: unused, encoded 1].")
     ] = None,
-    sbo: Annotated[Optional[str], typer.Option("--sbo", help="Encode: SBO in bytes.")] = None,
+    sbo: Annotated[Optional[str], Option("--sbo", help="Encode: SBO in bytes.")] = None,
     swizzle: Annotated[
-        Optional[str], typer.Option("--swizzle", help="Encode: none, 32B, 64B, 128B or 128B_base32B.")
+        Optional[str], Option("--swizzle", help="Encode: none, 32B, 64B, 128B or 128B_base32B.")
     ] = None,
     base_offset: Annotated[
-        Optional[int], typer.Option("--base-offset", help="Encode: matrix base offset 0..7 [default: 0].")
+        Optional[int], Option("--base-offset", help="Encode: matrix base offset 0..7 [default: 0].")
     ] = None,
     lbo_mode: Annotated[
         Optional[str],
-        typer.Option("--lbo-mode", help="Encode: relative (0) or absolute (1) [default: relative]."),
+        Option("--lbo-mode", help="Encode: relative (0) or absolute (1) [default: relative]."),
     ] = None,
-    format: Annotated[AnswerFormat, typer.Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
+    format: Annotated[AnswerFormat, Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
     output: OutputOpt = None,
 ) -> None:
     """Decode a tcgen05 shared-memory descriptor into its fields, or encode one from them."""

@@ -7,7 +7,6 @@ diffable (one cell per line) and every CSV has a header row.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -47,6 +46,8 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     >>> csv_text(("a", "b"), [(1, ""), (2, 3)])
     'a,b\\n1,\\n2,3\\n'
     """
+    import csv  # only CSV output pays for it
+
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
