@@ -110,7 +110,7 @@ class _DocumentCache:
                 return
             self.entries[key] = doc
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.path, marshal.dumps(self.entries))
+            write_atomic(self.path, marshal.dumps(self.entries), durable=False)
         except (OSError, TypeError, ValueError, TmemvizError, RecursionError):
             self.entries.pop(key, None)  # an unwritable cache directory only costs the next run time
 
@@ -185,10 +185,13 @@ def describe(value: Any) -> str:
     return f"{type(value).__name__} {str(value)[:40]}"
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Replace ``path`` with ``data`` so readers never see a half-written file.
 
     On any failure the temp file is removed and the target is left as it was.
+    ``durable`` also survives a power cut: the data reach the disk (fsync)
+    before the rename, and the directory entry after it, so the name never
+    points at an empty file. Derived caches skip that cost.
     """
     directory = path.parent if str(path.parent) else Path(".")
     try:
@@ -203,6 +206,9 @@ def write_atomic(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
@@ -215,3 +221,19 @@ def write_atomic(path: Path, data: bytes) -> None:
         if isinstance(exc, OSError):
             raise TmemvizError(f"cannot write {path}: {exc.strerror or exc}") from None
         raise
+    if durable:
+        _sync_directory(directory)
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make the rename itself durable; where the OS cannot open a directory, there is nothing to do."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems (and Windows) refuse fsync on a directory
+    finally:
+        os.close(fd)

@@ -13,8 +13,9 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
+from tmemviz.cli.params import Option
 from tmemviz.errors import TmemvizError
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ APP_SETTINGS: dict[str, Any] = {
         "(tcgen05.ld / tcgen05.st / tcgen05.cp, with decompression)."
     ),
     "no_args_is_help": True,
-    "add_completion": False,
+    "add_completion": True,
     "pretty_exceptions_enable": False,
     "rich_markup_mode": None,
 }
@@ -66,14 +67,39 @@ def build_app(names: list[str]) -> typer.Typer:
     from tmemviz.cli.params import typer_command
 
     app = typer.Typer(**APP_SETTINGS)
-    if len(names) == 1:
-        app.callback()(_no_options)
+    app.callback()(typer_command(_root))
     for name in names:
         app.command(name=name)(typer_command(_command(name)))
     return app
 
 
-def _no_options() -> None:
+def version() -> str:
+    """The installed package's version (its metadata), or the source tree's when not installed."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("tmemviz")
+    except PackageNotFoundError:
+        from tmemviz import __version__
+
+        return __version__
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        import typer
+
+        sys.stdout.write(f"tmemviz {version()}\n")
+        raise typer.Exit()
+
+
+def _root(
+    show_version: Annotated[
+        bool,
+        Option("--version", "-V", help="Print the version and exit.", is_eager=True, callback=_print_version),
+    ] = False,
+) -> None:
     """Exact data layouts of Blackwell Tensor Memory instructions."""
 
 
@@ -87,10 +113,16 @@ def _app_for(argv: list[str]) -> typer.Typer:
 def main(argv: Optional[list[str]] = None) -> int:
     """Run the CLI; bad input becomes one line on stderr and exit status 2."""
     args = list(sys.argv[1:] if argv is None else argv)
+    completing = f"_{APP_SETTINGS['name'].upper()}_COMPLETE" in os.environ
+    if args in (["--version"], ["-V"]):
+        sys.stdout.write(f"tmemviz {version()}\n")
+        return 0
+    if not args and not completing:
+        args = ["--help"]  # a bare `tmemviz` shows the same help as `tmemviz --help`
     try:
         from tmemviz.cli.fast import read
 
-        run = read(args, COMMANDS)
+        run = None if completing else read(args, COMMANDS)
         if run is not None:
             result = run()
             return result if isinstance(result, int) else 0
@@ -109,8 +141,10 @@ def _typer_main(args: list[str]) -> int:
     """The full CLI: help, usage errors and every command, parsed by Typer."""
     import typer
 
+    command = typer.main.get_command(_app_for(args))
+    _plain_metavars(command)
     try:
-        result = _app_for(args)(args=args, prog_name="tmemviz", standalone_mode=False)
+        result = command.main(args=args, prog_name="tmemviz", standalone_mode=False)
     except typer.TyperException as exc:
         # Typer's own usage errors (unknown option, bad choice, not a number).
         sys.stderr.write(f"tmemviz: {exc.format_message()}\n")
@@ -119,3 +153,22 @@ def _typer_main(args: list[str]) -> int:
         sys.stderr.write("tmemviz: aborted\n")
         return 130
     return result if isinstance(result, int) else 0
+
+
+def _plain_metavars(command: Any) -> None:
+    """Usage lines in Click's convention: ``SHAPE`` for a required argument, ``[DIRECTORY]`` else.
+
+    Typer writes required arguments in braces (``{shape}``); every other Click
+    program, and the help of most CLIs, writes them in capitals.
+    """
+    for sub in getattr(command, "commands", {}).values():
+        _plain_metavars(sub)
+    for param in command.params:
+        if param.param_type_name != "argument":
+            continue
+
+        def metavar(ctx: Any, *, usage: bool = False, _p: Any = param) -> str:
+            var = (_p.metavar or _p.name or "").upper() + ("..." if _p.nargs != 1 else "")
+            return var if _p.required or not usage else f"[{var}]"
+
+        param.make_metavar = metavar

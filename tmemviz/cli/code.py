@@ -7,6 +7,7 @@ from enum import Enum
 from typing import Annotated
 
 from tmemviz.catalog import Catalog
+from tmemviz.cli import complete
 from tmemviz.cli.cp import CtaGroupOpt, DecompressOpt, MulticastOpt
 from tmemviz.cli.ldst import AbsOpt, NanOpt, NumOpt, OpOpt, PackOpt, RedOpt, RedTypeOpt, SplitOpt
 from tmemviz.cli.options import CP, LDST, AnswerFormat, LayoutsOpt, catalog, deliver
@@ -34,7 +35,9 @@ def ptx(
         Argument(
             help="Any SHAPE 'layout' or 'cp' takes: 16x256b, SM100_TMEM_LOAD_16dp256b4x, a PTX line, "
             "64x128b.warpx2::02_13, SM100_UTCCP_4x32dp128bit_2cta ...",
+            metavar="SHAPE",
             show_default=False,
+            autocompletion=complete.any_names,
         ),
     ],
     emit: Annotated[

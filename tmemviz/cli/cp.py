@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
+from tmemviz.cli import complete
 from tmemviz.cli.options import (
     AnswerFormat,
     LayoutsOpt,
@@ -24,7 +25,9 @@ CopyShapeArg = Annotated[
             "cp shape: 128x256b, 4x256b, 128x128b, 64x128b, 32x128b; qualifiers may follow "
             "(64x128b.warpx2::01_23), or give a whole tcgen05.cp line or a CUTLASS SM100_UTCCP_* name."
         ),
+        metavar="SHAPE",
         show_default=False,
+        autocompletion=complete.cp_names,
     ),
 ]
 MulticastOpt = Annotated[

@@ -7,6 +7,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
 
+from tmemviz.cli import complete
 from tmemviz.cli.options import (
     AnswerFormat,
     LayoutsOpt,
@@ -36,11 +37,16 @@ class Op(str, Enum):
 ShapeArg = Annotated[
     str,
     Argument(
+        metavar="SHAPE",
         help="Shape: 16x256b, .16x256b, a CUTLASS name (16dp256b4x_16b) or a whole PTX instruction.",
         show_default=False,
+        autocompletion=complete.ldst_names,
     ),
 ]
-NumOpt = Annotated[Optional[str], Option("--num", "-n", help=".num repetition: x1..x128 (or 1..128).")]
+NumOpt = Annotated[
+    Optional[str],
+    Option("--num", "-n", help=".num repetition: x1..x128 (or 1..128).", autocompletion=complete.nums),
+]
 PackOpt = Annotated[bool, Option("--pack", "--unpack", help=".pack::16b (ld) / .unpack::16b (st).")]
 SplitOpt = Annotated[
     Optional[int],
