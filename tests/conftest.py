@@ -78,19 +78,21 @@ def plain_terminal(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+def _tool(name: str) -> str:
+    """An NVIDIA tool from CUDA 13 (on every machine, CI's included); tests that need it skip without it."""
+    exe = shutil.which(name)
+    if exe is None:
+        pytest.skip(f"{name} (CUDA 12.8 or newer, for sm_100a) is not on PATH")
+    return exe
+
+
 @pytest.fixture(scope="session")
 def ptxas() -> str:
-    """NVIDIA's assembler; the tests that need it skip where it is missing."""
-    exe = shutil.which("ptxas")
-    if exe is None:
-        pytest.skip("ptxas (CUDA 12.8 or newer, for sm_100a) is not on PATH")
-    return exe
+    """NVIDIA's assembler."""
+    return _tool("ptxas")
 
 
 @pytest.fixture(scope="session")
 def nvcc() -> str:
-    """NVIDIA's CUDA compiler (CUDA 13 on every machine); the tests that need it skip where it is missing."""
-    exe = shutil.which("nvcc")
-    if exe is None:
-        pytest.skip("nvcc (CUDA 12.8 or newer, for sm_100a) is not on PATH")
-    return exe
+    """NVIDIA's CUDA compiler."""
+    return _tool("nvcc")

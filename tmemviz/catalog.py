@@ -124,6 +124,24 @@ def load_catalog(
     return catalog
 
 
+def load_unique(
+    files: Sequence[Path], load_one: Callable[[Path], S], names: Callable[[S], Iterable[str]], fields: str
+) -> list[S]:
+    """Every file read by ``load_one``; each name a shape answers to may be defined by one file only."""
+    shapes: list[S] = []
+    seen: dict[str, str] = {}
+    for path in files:
+        shape = load_one(path)
+        check_unique(path, names(shape), seen, fields)
+        shapes.append(shape)
+    return shapes
+
+
+def shipped(kind: ShapeKind[S], name: str) -> S:
+    """A shipped shape of ``kind`` by name (doctests and quick scripts)."""
+    return load_catalog().get(kind, name)
+
+
 def check_unique(path: Path, names: Iterable[str], seen: dict[str, str], fields: str) -> None:
     """Refuse a name (or alias) another file of the same family already defines."""
     for key in names:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tmemviz.catalog import ShapeKind, check_unique
+from tmemviz.catalog import ShapeKind, load_unique, shipped
 from tmemviz.errors import TmemvizError
 from tmemviz.files import check_fields, describe, read_yaml
 from tmemviz.tmem import TMEM_COLUMNS, TMEM_LANES, WARP_LANES
@@ -119,13 +119,12 @@ class CopyShape:
 
 def load_copy_shapes(files: Sequence[Path]) -> tuple[CopyShape, ...]:
     """Read and validate every cp shape file; a name, alias or CUTLASS atom may be defined once."""
-    copies: list[CopyShape] = []
-    seen: dict[str, str] = {}
-    for path in files:
-        shape = load_copy_shape(path)
-        names = [shape.name, *shape.aliases, *(p.cutlass for p in shape.placements if p.cutlass)]
-        check_unique(path, names, seen, "'ptx_name'/'aliases'/'cutlass'")
-        copies.append(shape)
+    copies = load_unique(
+        files,
+        load_copy_shape,
+        lambda s: (s.name, *s.aliases, *(p.cutlass for p in s.placements if p.cutlass)),
+        "'ptx_name'/'aliases'/'cutlass'",
+    )
     # Largest copies first: the order of the tables and the gallery.
     copies.sort(key=lambda s: (-s.rows * s.row_bits, s.name))
     return tuple(copies)
@@ -283,6 +282,4 @@ def builtin(name: str) -> CopyShape:
     >>> builtin(".64X128B").rows
     64
     """
-    from tmemviz.catalog import load_catalog
-
-    return load_catalog().get(KIND, name)
+    return shipped(KIND, name)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tmemviz.catalog import ShapeKind, check_unique
+from tmemviz.catalog import ShapeKind, load_unique, shipped
 from tmemviz.errors import TmemvizError
 from tmemviz.files import check_fields, describe, read_yaml
 from tmemviz.tmem import THREADS, WARP_LANES
@@ -104,12 +104,7 @@ class Shape:
 
 def load_shapes(files: Sequence[Path]) -> tuple[Shape, ...]:
     """Read and validate every ld/st shape file; a name or alias may be defined once."""
-    shapes: list[Shape] = []
-    seen: dict[str, str] = {}
-    for path in files:
-        shape = load_shape(path)
-        check_unique(path, (shape.name, *shape.aliases), seen, "'ptx_name'/'aliases'")
-        shapes.append(shape)
+    shapes = load_unique(files, load_shape, lambda s: (s.name, *s.aliases), "'ptx_name'/'aliases'")
     # The PTX figures' order (183..187) reads best; user shapes follow by name.
     shapes.sort(key=lambda s: (s.ptx_figure is None, s.ptx_figure or 0, s.name))
     return tuple(shapes)
@@ -246,6 +241,4 @@ def builtin(name: str) -> Shape:
     >>> builtin("16dp256b").name
     '16x256b'
     """
-    from tmemviz.catalog import load_catalog
-
-    return load_catalog().get(KIND, name)
+    return shipped(KIND, name)
