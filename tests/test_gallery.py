@@ -60,10 +60,16 @@ SMEM_NAMES = {
     "smem.MN.128B.bf16.128x32": ("dense tile", "Swizzle<3,4,3> o ((8,8,2),(8,4)):((1,8,2048),(64,512))"),
 }
 
+TILE_NAMES = {
+    # Epilogue tiles (M = 128, 4 warps, default .num): name -> (shape, N, dtype, the instruction).
+    "tile.128x64.f32.16x256b": ("16x256b", 64, "f32", "tcgen05.ld.sync.aligned.16x256b.x8.b32"),
+    "tile.128x128.bf16.32x32b": ("32x32b", 128, "bf16", "tcgen05.ld.sync.aligned.32x32b.x64.b32"),
+}
+
 
 def expected_names(shapes: list[str]) -> set[str]:
     names = {f"{s}.x{n}{p}" for s in shapes for n in (1, 2, 4) for p in ("", ".pack")}
-    extra = set(CP_NAMES) | set(DECOMPRESS_NAMES) | set(SMEM_NAMES)
+    extra = set(CP_NAMES) | set(DECOMPRESS_NAMES) | set(SMEM_NAMES) | set(TILE_NAMES)
     return names | {"16x32bx2.x8.split16", "pack", "unpack"} | extra
 
 
@@ -99,6 +105,12 @@ def test_entries_cover_every_shape(catalog: Catalog) -> None:
             (layout,) = args
             assert build == "layout_spec" and figure in e.ptx_figure and layout.notation() == notation
             assert ("Note" in kw["note"] or "136 byte offsets" in kw["note"]) == e.name.endswith("corrected")
+            continue
+        if e.name in TILE_NAMES:
+            shape, n, dtype, instruction = TILE_NAMES[e.name]
+            (tile,) = args
+            assert (tile.shape.name, tile.m, tile.n, tile.dtype, tile.warps) == (shape, 128, n, dtype, 4)
+            assert tile.mnemonic == instruction and e.instruction == f"`{instruction}`"
             continue
         if e.name in ("pack", "unpack"):
             assert build == "pack_spec"
@@ -161,6 +173,10 @@ def test_index_names_each_figure_and_its_instruction(catalog: Catalog) -> None:
         if name in SMEM_NAMES:
             figure, notation = SMEM_NAMES[name]
             assert figure in row and f"`{notation}`" in row and "descriptor `0x" in row
+            continue
+        if name in TILE_NAMES:
+            shape, _, _, instruction = TILE_NAMES[name]
+            assert f"`{instruction}`" in row and "4 warps" in row
             continue
         if name == "pack":
             assert "`tcgen05.ld" in row and "pack::16b" in row and "Figure 193" in row

@@ -13,11 +13,13 @@ from tmemviz.cp import figures as cp_figures
 from tmemviz.draw.spec import GalleryEntry
 from tmemviz.ldst import figures as ldst_figures
 from tmemviz.smem import figures as smem_figures
+from tmemviz.tile import figures as tile_figures
 
 FAMILIES: tuple[Callable[[Catalog], list[GalleryEntry]], ...] = (
     ldst_figures.gallery_entries,
     cp_figures.gallery_entries,
     smem_figures.gallery_entries,
+    tile_figures.gallery_entries,
 )
 """Each family's contribution, in the order the index lists them."""
 

@@ -43,6 +43,7 @@ COMMANDS: dict[str, str] = {
     "smem": "tmemviz.cli.smem",
     "desc": "tmemviz.cli.smem",
     "ptx": "tmemviz.cli.code",
+    "tile": "tmemviz.cli.tile",
     "figure": "tmemviz.cli.figure",
     "gallery": "tmemviz.cli.gallery",
 }

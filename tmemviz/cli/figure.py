@@ -1,8 +1,9 @@
 """The ``figure`` command: any family's layout as PNG or SVG, in the style of the PTX ISA figures.
 
 SHAPE [DETAIL] picks the family: an ld/st shape (or ``pack`` / ``unpack``),
-``cp SHAPE`` (or a cp shape, PTX line or CUTLASS atom), ``decompress FORMAT`` and ``smem`` (a
-shared-memory layout given by the ``smem`` command's options).
+``cp SHAPE`` (or a cp shape, PTX line or CUTLASS atom), ``decompress FORMAT``, ``smem`` (a
+shared-memory layout given by the ``smem`` command's options) and ``tile`` (an accumulator tile
+given by the ``tile`` command's options).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from tmemviz.cli.smem import (
     SboOpt,
     SwizzleOpt,
 )
+from tmemviz.cli.tile import StorageOpt, TileNOpt, TileShapeOpt
 from tmemviz.draw.spec import FigureSpec
 from tmemviz.errors import TmemvizError
 
@@ -39,7 +41,8 @@ def figure(
         typer.Argument(
             help=(
                 "A shape as for layout; 'pack' / 'unpack' (PTX Figure 193); 'cp' followed by a cp shape; "
-                "'decompress' followed by b4x16_p64 / b6x16_p32; or 'smem' with --major, --swizzle, --dtype."
+                "'decompress' followed by b4x16_p64 / b6x16_p32; 'smem' with --major, --swizzle, --dtype; "
+                "or 'tile' with --n, --shape (as for the tile command)."
             )
         ),
     ],
@@ -85,6 +88,14 @@ def figure(
     lbo: LboOpt = None,
     sbo: SboOpt = None,
     cells: CellsOpt = None,
+    n: TileNOpt = None,
+    tile_shape: TileShapeOpt = None,
+    warps: Annotated[Optional[int], typer.Option("--warps", help="tile: 4 or 8 warps [default: 4].")] = None,
+    storage: StorageOpt = None,
+    thread: Annotated[
+        Optional[int],
+        typer.Option("--thread", help="tile: keep this thread (of every warp, or of --warp) in color."),
+    ] = None,
     title: Annotated[
         Optional[str], typer.Option("--title", help="Figure title [default: the PTX instruction].")
     ] = None,
@@ -103,6 +114,8 @@ def figure(
     kind = figure_kind(catalog(layouts), shape, detail)
     given_ldst = [k for k, v in ldst.items() if v is not None]
     given_cp = [k for k, v in cp_only.items() if v is not None]
+    if kind == "tile":  # a tile figure takes --num and --warp too
+        given_ldst = [k for k in given_ldst if k not in ("--num", "--warp")]
     if kind != "ldst" and given_ldst:
         raise TmemvizError(f"{given_ldst[0]} applies to tcgen05.ld/st figures, not to a {kind} figure")
     if kind != "cp" and given_cp:
@@ -112,6 +125,14 @@ def figure(
     smem_only = {"--major": major, "--swizzle": swizzle, "--dtype": dtype, "--rows": rows, "--cols": cols}
     smem_only.update({"--m": m, "--k": k, "--lbo": lbo, "--sbo": sbo, "--cells": cells})
     given_smem = [name for name, value in smem_only.items() if value is not None]
+    if kind == "tile":  # and --m and --dtype
+        given_smem = [name for name in given_smem if name not in ("--m", "--dtype")]
+    tile_only = {"--n": n, "--shape": tile_shape, "--warps": warps, "--storage": storage, "--thread": thread}
+    given_tile = [name for name, value in tile_only.items() if value is not None]
+    if kind != "tile" and given_tile:
+        raise TmemvizError(
+            f"{given_tile[0]} applies to tile figures ('tmemviz figure tile --n N --shape SHAPE ...')"
+        )
     if kind != "smem" and given_smem:
         raise TmemvizError(f"{given_smem[0]} applies to shared-memory figures ('tmemviz figure smem ...')")
     if kind in ("pack", "decompress", "smem") and taddr is not None:
@@ -161,6 +182,21 @@ def figure(
         if row is not None:
             row_landings(copy, row)  # a clear error for a row the shape does not have
         spec = copy_spec(copy, row=row, title=title)
+    elif kind == "tile":
+        from tmemviz.cli.tile import resolve as resolve_tile
+        from tmemviz.tile.figures import tile_spec
+        from tmemviz.tile.layout import elements
+
+        tiled = resolve_tile(
+            layouts, tile_shape, n, 128 if m is None else m, num, warps or 4, dtype or "f32", storage, taddr
+        )
+        if thread is not None and not 0 <= thread < 32:
+            raise TmemvizError(f"--thread must be 0..31 (the thread's lane id in its warp), got {thread}")
+        if warp is not None and not 0 <= warp < tiled.warps:
+            raise TmemvizError(
+                f"--warp must be 0..{tiled.warps - 1} for a tile loaded by {tiled.warps} warps, got {warp}"
+            )
+        spec = tile_spec(tiled, elements(tiled), thread=thread, warp=warp, title=title)
     else:
         from tmemviz.ldst.figures import layout_spec
         from tmemviz.ldst.layout import cells
@@ -189,13 +225,17 @@ def write_figure(spec: FigureSpec, output: str, fmt: str, dpi: int) -> None:
 
 
 def figure_kind(found: Catalog, shape: str, detail: Optional[str]) -> str:
-    """``ldst``, ``pack``, ``cp``, ``decompress`` or ``smem``: what SHAPE [DETAIL] ask to draw."""
+    """``ldst``, ``pack``, ``cp``, ``decompress``, ``smem`` or ``tile``: what SHAPE [DETAIL] ask to draw."""
     word = shape.strip().lower()
     if word in ("cp", "decompress"):
         if not detail:
             what = "a cp shape, e.g. 'figure cp 64x128b'" if word == "cp" else "b4x16_p64 or b6x16_p32"
             raise TmemvizError(f"'figure {word}' needs {what}")
         return word
+    if word == "tile":
+        if detail is not None:
+            raise TmemvizError(f"'figure tile' takes no argument after it, got '{detail}'; use --n, --shape")
+        return "tile"
     if word == "smem":
         if detail is not None:
             raise TmemvizError(

@@ -1,0 +1,106 @@
+"""Tile figure specs (plain data), the `figure tile` command and the tile gallery entries."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import pytest
+from cli_run import bad, ok
+from tile.oracle import holders
+
+from tmemviz.catalog import Catalog
+from tmemviz.ldst.shapes import KIND as LDST
+from tmemviz.tile.figures import DIM_FILL, WARP_LINE, gallery_entries, tile_spec
+from tmemviz.tile.layout import Tile, elements, make_tile
+
+
+def tile_of(catalog: Catalog, shape: str, n: int, **kw: object) -> Tile:
+    return make_tile(catalog.get(LDST, shape), n, **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("shape", "n", "kw"),
+    [("16x256b", 64, {}), ("32x32b", 32, {"dtype": "bf16"}), ("16x32bx2", 32, {"warps": 8})],
+)
+def test_one_box_per_element_with_its_data(
+    catalog: Catalog, shape: str, n: int, kw: dict[str, object]
+) -> None:
+    tile = tile_of(catalog, shape, n, **kw)
+    spec = tile_spec(tile, elements(tile))
+    oracle = holders(shape, n, tile.warps, tile.dtype, tile.storage)
+    assert len(spec.boxes) == 128 * n
+    seen = set()
+    for box in spec.boxes:
+        data = dict(box.data)
+        keys = ["m", "n", "warp", "thread", "instruction", "reg"] + (["half"] if tile.storage else [])
+        assert list(data) == keys
+        m, j = int(data["m"]), int(data["n"])
+        warp, thread, index, reg, half, lane, col = oracle[(m, j)]
+        assert (int(data["warp"]), int(data["thread"]), int(data["instruction"]), int(data["reg"])) == (
+            warp,
+            thread,
+            index,
+            reg,
+        )
+        assert data.get("half") == (None if half is None else str(half))
+        assert box.tooltip.startswith(f"D[{m}][{j}] -> w{warp} T{thread} i{index} r{reg}")
+        assert box.tooltip.endswith(f"(lane {lane}, col {col})")
+        seen.add((m, j))
+    assert len(seen) == 128 * n
+
+
+def test_warps_and_instructions_are_framed(catalog: Catalog) -> None:
+    tile = tile_of(catalog, "16x128b", 32, num=4)  # 4 warps x 4 instructions (2 steps x lanes +0/+16)
+    spec = tile_spec(tile, elements(tile))
+    outlines = [o for p in spec.panels for o in p.outlines]
+    assert sum(o.width == WARP_LINE for o in outlines) == 4
+    assert sum(o.width != WARP_LINE for o in outlines) == 16
+    notes = [n.text for p in spec.panels for n in p.notes]
+    assert notes == ["warp 0", "warp 1", "warp 2", "warp 3"]
+
+
+def test_thread_highlight_dims_the_rest(catalog: Catalog) -> None:
+    tile = tile_of(catalog, "16x256b", 16)
+    spec = tile_spec(tile, elements(tile), thread=5, warp=2)
+    lit = [b for b in spec.boxes if not b.dim]
+    assert lit and all(dict(b.data)["thread"] == "5" and dict(b.data)["warp"] == "2" for b in lit)
+    assert all(b.fill == DIM_FILL for b in spec.boxes if b.dim)
+    assert len(lit) == tile.registers_per_thread  # f32: one element per register
+    every = tile_spec(tile, elements(tile), thread=5)
+    assert sum(not b.dim for b in every.boxes) == 4 * tile.registers_per_thread
+
+
+def test_gallery_entries(catalog: Catalog) -> None:
+    entries = {e.name: e for e in gallery_entries(catalog)}
+    assert list(entries) == ["tile.128x64.f32.16x256b", "tile.128x128.bf16.32x32b"]
+    assert entries["tile.128x64.f32.16x256b"].instruction == "`tcgen05.ld.sync.aligned.16x256b.x8.b32`"
+    assert entries["tile.128x128.bf16.32x32b"].instruction == "`tcgen05.ld.sync.aligned.32x32b.x64.b32`"
+    assert len(entries["tile.128x64.f32.16x256b"].build().boxes) == 128 * 64
+
+
+def test_figure_tile_writes_an_svg_with_tooltips(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "t.svg"
+    ok(capsys, "figure", "tile", "--n", "16", "--shape", "16x64b", "--thread", "3", "-o", str(out))
+    text = out.read_text()
+    assert (
+        html.escape("D[9][1] -> w0 T7 i0 r0 (lane 9, col 1)") in text
+    )  # 16x64b: lane 8 + (t>>2), col (t>>1)&1
+    assert text.count("<title>") >= 128 * 16
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("tile", "--n", "16", "--shape", "16x64b", "--pack"), "--pack applies to tcgen05.ld/st figures"),
+        (("16x256b", "--n", "16"), "--n applies to tile figures"),
+        (("smem", "--thread", "3"), "--thread applies to tile figures"),
+        (("tile", "--n", "16", "--shape", "16x64b", "--thread", "40"), "--thread must be 0..31"),
+        (("tile", "--n", "16", "--shape", "16x64b", "--warp", "5"), "--warp must be 0..3"),
+        (("tile", "extra", "--n", "16"), "'figure tile' takes no argument after it"),
+    ],
+)
+def test_figure_tile_refusals(
+    capsys: pytest.CaptureFixture[str], args: tuple[str, ...], message: str
+) -> None:
+    assert message in bad(capsys, "figure", *args, "-o", "x.svg")

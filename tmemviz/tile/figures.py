@@ -1,0 +1,190 @@
+"""Figure specs of a tile load: D with warps as bands, instructions outlined, one thread highlighted.
+
+Plain data built from :mod:`tmemviz.draw.spec`; no matplotlib here. Also the
+family's gallery entries.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from tmemviz.catalog import Catalog
+from tmemviz.draw.palette import thread_color
+from tmemviz.draw.spec import CHAR_IN, Box, FigureSpec, GalleryEntry, Note, Outline, Panel, chunk_columns
+from tmemviz.ldst.shapes import KIND as LDST
+from tmemviz.tile.answers import describe, layout_phrase, n_ranges, short_statement
+from tmemviz.tile.layout import Element, Tile, elements, make_tile
+from tmemviz.tile.views import HALF_SUFFIX
+from tmemviz.tmem import span_text
+
+DIM_FILL = "#eeeeee"
+WARP_LINE = 2.0
+INSTRUCTION_LINE = 1.0
+INSTRUCTION_COLOR = "#444444"
+WARP_MARGIN_IN = 0.7
+"""Room right of the grid for the ``warp 3`` notes."""
+
+
+def label(e: Element, single: bool = False) -> str:
+    """``T17 i2 r5``: the warp is the band the cell sits in (and its tooltip).
+
+    With ``single`` (one instruction per warp) the ``i0`` is left out, keeping wide tiles narrower.
+    """
+    which = "" if single else f" i{e.instruction}"
+    return f"T{e.thread}{which} r{e.reg}{HALF_SUFFIX[e.half]}"
+
+
+def element_data(e: Element) -> tuple[tuple[str, str], ...]:
+    """m, n, warp, thread, instruction, reg (and half for 16-bit elements): what an interactive page needs."""
+    data = [
+        ("m", str(e.m)),
+        ("n", str(e.n)),
+        ("warp", str(e.warp)),
+        ("thread", str(e.thread)),
+        ("instruction", str(e.instruction)),
+        ("reg", str(e.reg)),
+    ]
+    if e.half is not None:
+        data.append(("half", str(e.half)))
+    return tuple(data)
+
+
+def tooltip(e: Element) -> str:
+    """``D[37][5] -> w1 T22 i0 r1 (lane 37, col 5)``."""
+    who = f"w{e.warp} T{e.thread} i{e.instruction} r{e.reg}{HALF_SUFFIX[e.half]}"
+    return f"D[{e.m}][{e.n}] -> {who} (lane {e.lane}, col {e.col})"
+
+
+def tile_spec(
+    tile: Tile,
+    items: tuple[Element, ...],
+    *,
+    thread: int | None = None,
+    warp: int | None = None,
+    title: str | None = None,
+) -> FigureSpec:
+    """D with m down and n across; thick frames around each warp's part, thin ones around each access.
+
+    ``thread`` keeps that thread (of every warp, or of ``warp`` only) in color and dims the rest;
+    ``warp`` alone keeps that warp.
+    """
+    at = {(e.m, e.n): e for e in items}
+    rows = sorted({e.m for e in items})
+    single = len(tile.issued_by(0)) == 1
+    width = max(len(label(e, single)) for e in items)
+    cell_w = max(0.42, (width + 1.5) * CHAR_IN)
+    group = tile.width // tile.shape.accesses  # n of one access: keep whole accesses in a panel
+    chunks = chunk_columns(sorted({e.n for e in items}), cell_w, group)
+    row_of = {m: i for i, m in enumerate(rows)}
+    panels = []
+    for k, chunk in enumerate(chunks, 1):
+        lo, hi = chunk[0], chunk[-1]
+        boxes = []
+        for n in chunk:
+            for m in rows:
+                e = at[(m, n)]
+                picked = (thread is None or e.thread == thread) and (warp is None or e.warp == warp)
+                fill = thread_color(e.thread) if picked else DIM_FILL
+                boxes.append(
+                    Box(
+                        n - lo,
+                        row_of[m],
+                        1,
+                        1,
+                        fill,
+                        label(e, single),
+                        tooltip(e),
+                        dim=not picked,
+                        data=element_data(e),
+                    )
+                )
+        outlines, notes = _frames(tile, lo, hi, row_of)
+        panel_title = "n " + span_text(chunk) + (f" (panel {k} of {len(chunks)})" if len(chunks) > 1 else "")
+        panels.append(
+            Panel(
+                title=panel_title,
+                width=len(chunk),
+                height=len(rows),
+                cell_w_in=cell_w,
+                boxes=tuple(boxes),
+                x_ticks=tuple((n - lo + 0.5, str(n)) for n in chunk),
+                y_ticks=tuple((row_of[m] + 0.5, str(m)) for m in rows),
+                outlines=outlines,
+                notes=notes,
+                y_label="m (TMEM lane)",
+                margin_right_in=WARP_MARGIN_IN,
+            )
+        )
+    text = (
+        f"{describe(tile)}: {layout_phrase(tile)}. Every instruction: "
+        f"{short_statement(tile, tile.issued[0], 'taddr+OFFSET')} "
+        f"{tile.registers_per_thread} registers per thread. Cells: thread T, "
+        f"{'register r (one instruction per warp, i0)' if single else 'instruction i, register r'}; "
+        "thick frames = warps, thin frames = one access of one instruction"
+    )
+    if thread is not None:
+        text += f"; highlighted: thread {thread}" + (
+            f" of warp {warp}" if warp is not None else " of every warp"
+        )
+    elif warp is not None:
+        text += f"; highlighted: warp {warp}"
+    return FigureSpec(title=title or f"{describe(tile)}", caption=text, panels=tuple(panels))
+
+
+def _frames(
+    tile: Tile, lo: int, hi: int, row_of: dict[int, int]
+) -> tuple[tuple[Outline, ...], tuple[Note, ...]]:
+    """Frames of each warp's part and each instruction access within n ``lo..hi``; ``warp w`` notes."""
+    outlines: list[Outline] = []
+    warp_spans: dict[int, list[tuple[int, int, int, int]]] = {}
+    for issued in tile.issued:
+        first, last = issued.ins.lane_range()
+        m0, m1 = first - tile.base[0], last - tile.base[0]
+        for a, b in n_ranges(tile, issued):
+            a, b = max(a, lo), min(b, hi)
+            if a > b:
+                continue
+            outlines.append(
+                Outline(a - lo, row_of[m0], b - a + 1, m1 - m0 + 1, INSTRUCTION_LINE, INSTRUCTION_COLOR)
+            )
+            warp_spans.setdefault(issued.warp, []).append((m0, m1, a, b))
+    notes: list[Note] = []
+    beside: dict[float, list[str]] = {}
+    for w, spans in sorted(warp_spans.items()):
+        m0, m1 = min(s[0] for s in spans), max(s[1] for s in spans)
+        a, b = min(s[2] for s in spans), max(s[3] for s in spans)
+        outlines.append(Outline(a - lo, row_of[m0], b - a + 1, m1 - m0 + 1, WARP_LINE))
+        beside.setdefault((row_of[m0] + row_of[m1] + 1) / 2, []).append(f"warp {w}")
+    for y, names in beside.items():
+        notes.append(Note(hi - lo + 1.3, y, ", ".join(names), 7.0, "left"))
+    return tuple(outlines), tuple(notes)
+
+
+GALLERY = (("16x256b", 64, "f32"), ("32x32b", 128, "bf16"))
+"""The epilogue tiles the gallery draws: (shape, N, dtype), M = 128, 4 warps, default .num."""
+
+
+def gallery_entries(catalog: Catalog) -> list[GalleryEntry]:
+    """A 128 x 64 f32 tile loaded with .16x256b, and a 128 x 128 bf16 tile with .32x32b."""
+    out: list[GalleryEntry] = []
+    for name, n, dtype in GALLERY:
+        shape = catalog.get(LDST, name)
+        tile = make_tile(shape, n, dtype=dtype)
+        figure = f"after Figure {shape.ptx_figure}" if shape.ptx_figure is not None else "-"
+        note = f"{tile.m} x {n} {dtype} accumulator, 4 warps, {len(tile.issued_by(0))} instructions per warp"
+        if tile.storage == "packed":
+            note += ", two elements per TMEM column"
+        out.append(
+            GalleryEntry(
+                f"tile.{tile.m}x{n}.{dtype}.{name}",
+                f"`{tile.mnemonic}`",
+                figure,
+                note,
+                partial(_gallery_spec, tile),
+            )
+        )
+    return out
+
+
+def _gallery_spec(tile: Tile) -> FigureSpec:
+    return tile_spec(tile, elements(tile))
