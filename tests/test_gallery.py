@@ -147,7 +147,8 @@ def test_committed_gallery_is_up_to_date(
     stale = [name for name in made if (fresh / name).read_bytes() != (COMMITTED / name).read_bytes()]
     assert not stale, f"out of date in gallery/: {stale}; regenerate with `tmemviz gallery gallery`"
     items = gallery.entries(catalog)
-    assert set(made) == {f"{e.name}.{x}" for e in items for x in ("svg", "png")} | {"README.md"}
+    pages = {f"{e.name}.{x}" for e in items for x in ("svg", "png", "html")}
+    assert set(made) == pages | {"README.md", "index.html"}
 
 
 def test_index_names_each_figure_and_its_instruction(catalog: Catalog) -> None:
@@ -160,7 +161,7 @@ def test_index_names_each_figure_and_its_instruction(catalog: Catalog) -> None:
             rows[m.group(1)] = line
     assert set(rows) == expected_names(catalog.names(LDST))
     for name, row in rows.items():
-        for fmt in ("svg", "png"):
+        for fmt in ("html", "svg", "png"):
             assert f"]({name}.{fmt})" in row
             assert (COMMITTED / f"{name}.{fmt}").is_file()
         if name in CP_NAMES:
@@ -190,3 +191,23 @@ def test_index_names_each_figure_and_its_instruction(catalog: Catalog) -> None:
             figure = catalog.get(LDST, shape).ptx_figure
             if figure is not None:
                 assert f"Figure {figure}" in row
+
+
+def test_index_html_links_every_page_and_each_page_links_back(catalog: Catalog) -> None:
+    """``index.html`` is the gallery's front page offline: a link to every figure's page, and back."""
+    items = gallery.entries(catalog)
+    index = (COMMITTED / "index.html").read_bytes()
+    assert index == gallery.index_html(items)
+    text = index.decode()
+    linked = re.findall(r'<th scope="row"><a href="([^"]+)">', text)
+    assert linked == [f"{e.name}.html" for e in items]
+    for e in items:
+        for fmt in ("svg", "png"):
+            assert f'href="{e.name}.{fmt}"' in text
+    for i, e in enumerate(items):
+        page = (COMMITTED / f"{e.name}.html").read_text(encoding="utf-8")
+        assert '<a href="index.html" rel="index">' in page
+        if i + 1 < len(items):
+            assert f'href="{items[i + 1].name}.html" rel="next"' in page
+        targets = re.findall(r'<a href="([^"]+)"', page)
+        assert all((COMMITTED / t).is_file() for t in targets), e.name

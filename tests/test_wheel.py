@@ -82,6 +82,10 @@ def test_wheel_contains_package_and_shape_files(wheel: Path) -> None:
             "cp/layout",
         ):
             assert f"tmemviz/{module}.py" in names
+        for asset in sorted((REPO / "tmemviz" / "draw" / "page").iterdir()):
+            # The interactive page's CSS and JS are package data, read with importlib.resources.
+            member = f"tmemviz/draw/page/{asset.name}"
+            assert member in names and archive.read(member) == asset.read_bytes(), member
         entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
         assert "tmemviz = tmemviz.cli:main" in archive.read(entry_points).decode()
     assert not any(n.startswith(("tests/", "benchmarks/", "layouts/")) for n in names)
@@ -150,3 +154,9 @@ def test_installed_wheel_runs_outside_the_repo(wheel: Path, tmp_path: Path) -> N
 
     which = _run([str(script), "which", "16x256b", "--num", "x4", "--lane", "9", "--col", "5"], cwd=outside)
     assert which.stdout == "lane 9, column 5 of 16x256b.x4 is held by thread 6, register r3\n"
+
+    # The HTML page reads its CSS and JS from the installed package, not from the checkout.
+    made = _run([str(script), "figure", "16x256b", "--num", "x4", "-o", "f.html"], cwd=outside, timeout=60)
+    assert made.returncode == 0, made.stderr
+    page = (outside / "f.html").read_text(encoding="utf-8")
+    assert page.count('class="box cell"') == 16 * 32 and "<script>" in page

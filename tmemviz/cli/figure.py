@@ -1,4 +1,5 @@
-"""The ``figure`` command: any family's layout as PNG or SVG, in the style of the PTX ISA figures.
+"""The ``figure`` command: any family's layout as PNG, SVG or an interactive HTML page, in the style of
+the PTX ISA figures.
 
 SHAPE [DETAIL] picks the family: an ld/st shape (or ``pack`` / ``unpack``),
 ``cp SHAPE`` (or a cp shape, PTX line or CUTLASS atom), ``decompress FORMAT``, ``smem`` (a
@@ -47,7 +48,10 @@ def figure(
         ),
     ],
     output: Annotated[
-        str, typer.Option("--output", "-o", help="OUT.png or OUT.svg; '-' writes to stdout (needs --format).")
+        str,
+        typer.Option(
+            "--output", "-o", help="OUT.png, OUT.svg or OUT.html; '-' writes to stdout (needs --format)."
+        ),
     ],
     detail: Annotated[
         Optional[str],
@@ -101,11 +105,12 @@ def figure(
     ] = None,
     dpi: Annotated[int, typer.Option("--dpi", help="Resolution of PNG output.")] = 100,
     format: Annotated[
-        Optional[str], typer.Option("--format", "-f", help="png or svg [default: from the output suffix].")
+        Optional[str],
+        typer.Option("--format", "-f", help="png, svg or html [default: from the output suffix]."),
     ] = None,
     layouts: LayoutsOpt = None,
 ) -> None:
-    """Draw a layout as PNG or SVG in the style of the PTX ISA figures (ld/st, pack, cp, decompression)."""
+    """Draw a layout as PNG, SVG or an interactive HTML page in the style of the PTX ISA figures."""
     fmt = figure_format(output, format)
     ldst = {"--num": num, "--pack": pack or None, "--split-offset": split_offset, "--warp": warp, "--op": op}
     ldst["--highlight"] = highlight
@@ -212,9 +217,14 @@ def figure(
 
 def write_figure(spec: FigureSpec, output: str, fmt: str, dpi: int) -> None:
     """Draw ``spec`` and write it to ``output`` atomically, or to stdout for ``-``."""
-    from tmemviz.draw.figure import draw, render
+    if fmt == "html":
+        from tmemviz.draw.html import page  # no matplotlib: the page draws the spec as inline SVG
 
-    data = render(draw(spec), fmt, dpi)
+        data = page(spec)
+    else:
+        from tmemviz.draw.figure import draw, render
+
+        data = render(draw(spec), fmt, dpi)
     if output == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
@@ -257,16 +267,17 @@ def figure_kind(found: Catalog, shape: str, detail: Optional[str]) -> str:
 
 
 def figure_format(output: str, given: Optional[str]) -> str:
-    formats = ("png", "svg")
+    formats = ("png", "svg", "html")
     if given is not None:
         if given.lower() not in formats:
-            raise TmemvizError(f"unsupported figure format '{given}'; use png or svg")
+            raise TmemvizError(f"unsupported figure format '{given}'; use png, svg or html")
         return given.lower()
     if output == "-":
-        raise TmemvizError("writing a figure to stdout (-o -) needs --format png or --format svg")
+        raise TmemvizError("writing a figure to stdout (-o -) needs --format png, svg or html")
     suffix = Path(output).suffix.lower().lstrip(".")
     if suffix not in formats:
-        raise TmemvizError(f"unsupported output suffix '{Path(output).suffix or '(none)'}'; use .png or .svg")
+        given_suffix = Path(output).suffix or "(none)"
+        raise TmemvizError(f"unsupported output suffix '{given_suffix}'; use .png, .svg or .html")
     return suffix
 
 

@@ -18,12 +18,13 @@ def gallery(
     ),
     layouts: LayoutsOpt = None,
 ) -> None:
-    """Regenerate the documentation gallery: ld/st shapes at x1/x2/x4, pack, every cp shape, decompression."""
+    """Regenerate the documentation gallery: every figure as SVG, PNG and an HTML page, and index.html."""
     from rich.console import Console
     from rich.progress import Progress
 
     from tmemviz import gallery as gallery_index
     from tmemviz.draw.figure import draw, render
+    from tmemviz.draw.html import page
     from tmemviz.files import write_atomic
 
     items = gallery_index.entries(catalog(layouts))
@@ -33,13 +34,19 @@ def gallery(
         raise TmemvizError(f"cannot create {directory}: {exc.strerror or exc}") from None
     with Progress(console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("drawing the gallery", total=len(items))
-        for entry in items:
-            fig = draw(entry.build())
+        for i, entry in enumerate(items):
+            spec = entry.build()  # one spec for all three files: the page is no second drawing
+            fig = draw(spec)
             for fmt in ("svg", "png"):
                 write_atomic(directory / f"{entry.name}.{fmt}", render(fig, fmt))
+            links = gallery_index.page_links(items, i)
+            write_atomic(directory / f"{entry.name}.html", page(spec, links=links))
             progress.advance(task)
     write_atomic(directory / "README.md", gallery_index.index_markdown(items).encode())
-    sys.stdout.write(f"wrote {2 * len(items)} figures and README.md to {directory}\n")
+    write_atomic(directory / "index.html", gallery_index.index_html(items))
+    sys.stdout.write(
+        f"wrote {2 * len(items)} figures, {len(items)} pages, README.md and index.html to {directory}\n"
+    )
 
 
 COMMANDS = {"gallery": gallery}

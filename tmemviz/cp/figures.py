@@ -22,6 +22,15 @@ from tmemviz.cp.views import block_color, copy_caption
 from tmemviz.draw.palette import thread_color
 from tmemviz.draw.spec import Arrow, Box, FigureSpec, GalleryEntry, Note, Panel
 
+SELECT_ROWS = ("group", "rows")
+"""An interactive page selects a whole source row block (its words and every replica) on click."""
+
+
+def span(first: int, last: int) -> str:
+    """``32-63`` (inclusive), or ``5`` for one: how a range of rows or lanes is named in ``Box.data``."""
+    return f"{first}-{last}" if last > first else str(first)
+
+
 LANE_H_IN = 0.075
 """Height of one TMEM lane: 128 lanes make a 9.6-inch column."""
 WORD_W_IN = 0.42
@@ -53,7 +62,8 @@ def copy_spec(cp: Copy, *, row: int | None = None, title: str | None = None) -> 
         rows = f"rows {block.first}-{block.last}" if block.last > block.first else f"row {block.first}"
         for w in range(words):
             tip = f"source {rows}, word {w} -> column {col0 + w}"
-            boxes.append(Box(w, y, 1, h, block_color(b), "", tip))
+            data = (("rows", span(block.first, block.last)), ("word", str(w)), SELECT_ROWS)
+            boxes.append(Box(w, y, 1, h, block_color(b), "", tip, data=data))
         notes.append(Note(words / 2, y + h / 2, rows, 7.0))
         src_y.append((y, h))
         y += h + gap
@@ -75,7 +85,15 @@ def copy_spec(cp: Copy, *, row: int | None = None, title: str | None = None) -> 
                         f"cta {cta}, lanes {lane}..{lane + n - 1}, column {col0 + w} <- "
                         f"rows {block.first}..{block.last}, word {w}"
                     )
-                    boxes.append(Box(x0 + w, lane, 1, n, block_color(b), "", tip))
+                    data = (
+                        ("lanes", span(lane, lane + n - 1)),
+                        ("col", str(col0 + w)),
+                        ("cta", str(cta)),
+                        ("rows", span(block.first, block.last)),
+                        ("word", str(w)),
+                        SELECT_ROWS,
+                    )
+                    boxes.append(Box(x0 + w, lane, 1, n, block_color(b), "", tip, data=data))
                 label = f"rows {block.first}-{block.last}" if n > 1 else f"row {block.first}"
                 if n >= MIN_BLOCK_LANES:
                     notes.append(Note(x0 + words / 2, lane + n / 2, label, 6.5))
@@ -141,6 +159,8 @@ def _mark_row(
         arrows.append(Arrow(words + 0.1, y + 0.5, tmem_x[0] - 0.1, lane + 0.5, color=HIGHLIGHT))
 
 
+SELECT_ELEMENT = ("group", "element")
+"""Clicking an element or its container selects both."""
 BIT_W_IN = 0.085
 """Width of one source bit: a byte is 0.68 inch."""
 ROW_H_IN = 0.3
@@ -161,12 +181,14 @@ def decompress_spec(fmt: Format, kind: NumberType | None = None, *, title: str |
         pad = byte >= fmt.data_bytes
         label = f"byte {byte}"
         tip = f"source byte {byte}" + (": padding, not copied" if pad else "")
-        boxes.append(Box(8 * byte, 1, 8, 1, "#e8e8e8" if pad else "#ffffff", label, tip))
+        fill = "#e8e8e8" if pad else "#ffffff"
+        boxes.append(Box(8 * byte, 1, 8, 1, fill, label, tip, data=(("byte", str(byte)),)))
     for i in range(ELEMENTS):
         hi, lo = fmt.source_bits(i)
         c_hi, c_lo = fmt.container_bits
         tip = f"element {i}: source bits {hi}:{lo} -> container {i} bits {c_hi}:{c_lo}"
-        boxes.append(Box(lo, 2, fmt.element_bits, 1, thread_color(i), f"e{i}", tip))
+        data = (("element", str(i)), ("bits", f"{hi}:{lo}"), SELECT_ELEMENT)
+        boxes.append(Box(lo, 2, fmt.element_bits, 1, thread_color(i), f"e{i}", tip, data=data))
     notes.append(Note(data_bits + 4 * fmt.padding_bytes, 2.5, f"{fmt.padding_bytes} bytes padding", 7.0))
     notes.append(
         Note(
@@ -179,9 +201,9 @@ def decompress_spec(fmt: Format, kind: NumberType | None = None, *, title: str |
     )
     for i in range(ELEMENTS):
         hi, lo = fmt.source_bits(i)
-        boxes.append(
-            Box(8 * i, 4.6, 8, 1, thread_color(i), f"e{i}", f"container {i}: column {i // 4}, byte {i % 4}")
-        )
+        tip = f"container {i}: column {i // 4}, byte {i % 4}"
+        data = (("element", str(i)), ("container", str(i)), ("col", str(i // 4)), SELECT_ELEMENT)
+        boxes.append(Box(8 * i, 4.6, 8, 1, thread_color(i), f"e{i}", tip, data=data))
         arrows.append(Arrow(lo + fmt.element_bits / 2, 3.05, 8 * i + 4, 4.55, color="#888888"))
     for col in range(4):
         notes.append(Note(32 * col + 16, 6.05, f"column {col} (bytes 0..3 little-endian)", 6.5))

@@ -24,23 +24,13 @@ from matplotlib.path import Path
 from matplotlib.textpath import TextPath
 from matplotlib.transforms import Affine2D
 
+from tmemviz.draw.geometry import CAPTION_IN, DIM_TEXT, LABEL_PT, MARK, TICK_PT, place
 from tmemviz.draw.spec import Box, FigureSpec
 from tmemviz.errors import TmemvizError
 
 FORMATS = ("png", "svg")
-LABEL_PT = 6.5
 MONO_ADVANCE = 0.6020508
 """DejaVu Sans Mono advance width in em (1233/2048)."""
-TICK_PT = 6.0
-TITLE_IN = 0.6
-HEADER_IN = 0.42
-FOOTER_IN = 0.3
-CAPTION_IN = 0.45
-PANEL_GAP_IN = 0.25
-LEFT_IN = 0.55
-RIGHT_IN = 0.3
-MARK = "#d62728"
-DIM_TEXT = "#777777"
 DIM_RGBA = (0.47, 0.47, 0.47, 1.0)
 RC = {
     "svg.fonttype": "none",
@@ -152,13 +142,8 @@ def draw(spec: FigureSpec) -> Figure:
 
 
 def _draw(spec: FigureSpec) -> Figure:
-    width_in = max(
-        4.0, max(LEFT_IN + p.width * p.cell_w_in + p.margin_right_in + RIGHT_IN for p in spec.panels)
-    )
-    headers = [HEADER_IN if (p.title or p.x_ticks) else 0.1 for p in spec.panels]
-    footers = [FOOTER_IN if p.markers else 0.1 for p in spec.panels]
-    body = sum(h + p.height * p.cell_h_in + f for p, h, f in zip(spec.panels, headers, footers, strict=True))
-    height_in = TITLE_IN + body + PANEL_GAP_IN * (len(spec.panels) - 1) + CAPTION_IN
+    page = place(spec)
+    width_in, height_in = page.width_in, page.height_in
     fig = Figure(figsize=(width_in, height_in), dpi=100)
     FigureCanvasAgg(fig)
     ax = fig.add_axes((0, 0, 1, 1))
@@ -170,9 +155,9 @@ def _draw(spec: FigureSpec) -> Figure:
     cell_labels: list[tuple[float, float, str, bool]] = []
     tick_labels: list[tuple[float, float, str, bool]] = []
     frames: list[tuple[float, float, float, float, float, str]] = []
-    top = TITLE_IN
-    for panel, header, footer in zip(spec.panels, headers, footers, strict=True):
-        ox, oy = LEFT_IN, top + header
+    for where in page.panels:
+        panel = where.panel
+        ox, oy = where.ox, where.oy
         cw, ch = panel.cell_w_in, panel.cell_h_in
         for b in panel.boxes:
             placed = Box(ox + b.x * cw, oy + b.y * ch, b.w * cw, b.h * ch, b.fill, b.label, b.tooltip, b.dim)
@@ -195,7 +180,7 @@ def _draw(spec: FigureSpec) -> Figure:
             )
         if panel.title:
             ax.text(ox, oy - 0.27, panel.title, ha="left", va="center", fontsize=7)
-        bottom = oy + panel.height * ch
+        bottom = where.bottom
         for x, text in panel.markers:
             ax.plot([ox + x * cw] * 2, [oy - 0.02, bottom + 0.05], color=MARK, linewidth=2.0, zorder=4)
             ax.text(ox + x * cw, bottom + 0.15, text, color=MARK, fontsize=6.5, ha="left", va="center")
@@ -217,7 +202,6 @@ def _draw(spec: FigureSpec) -> Figure:
                 va="center",
                 color=note.color,
             )
-        top = bottom + footer + PANEL_GAP_IN
     polys = [[(b.x, b.y), (b.x + b.w, b.y), (b.x + b.w, b.y + b.h), (b.x, b.y + b.h)] for b in boxes]
     ax.add_collection(
         PolyCollection(polys, facecolors=[b.fill for b in boxes], edgecolors="#333333", linewidths=0.4)

@@ -107,7 +107,13 @@ def layout_spec(
                 chunk_color(b),
                 cell_label(b, label),
                 tooltip(r, c, b),
-                data=(("row", str(r)), ("col", str(c)), ("byte", str(b))),
+                data=(
+                    ("row", str(r)),
+                    ("col", str(c)),
+                    ("byte", str(b)),
+                    ("chunk", str(b // CHUNK_BYTES)),
+                    ("group", "chunk"),  # clicking an element selects its 16-byte chunk
+                ),
             )
             for r, c, b in cells
             if c in slot

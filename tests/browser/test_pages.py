@@ -1,0 +1,436 @@
+"""The interactive pages in a real headless Chromium, opened offline from file:// URLs.
+
+Debian's ``chromium`` package driven by Playwright for Python (``executable_path``; Playwright's own
+browser download is never used). Every test checks that the page made no request beyond its own
+file and logged no console error. Skipped, with the reason, where Chromium or Playwright is missing;
+``.ci/run`` installs Chromium with apt-get first.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tmemviz.catalog import Catalog
+from tmemviz.cli import main
+from tmemviz.ldst import layout as mapper
+from tmemviz.ldst.shapes import KIND as LDST
+
+CHROMIUM = Path(os.environ.get("TMEMVIZ_CHROMIUM", "/usr/bin/chromium"))
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+GALLERY = Path(__file__).resolve().parents[2] / "gallery"
+
+
+def _missing() -> str | None:
+    if importlib.util.find_spec("playwright") is None:
+        return "browser tests need Playwright for Python: pip install -e '.[test]'"
+    if not CHROMIUM.is_file():
+        return f"browser tests need Chromium at {CHROMIUM} (Debian: apt-get install chromium; .ci/run does)"
+    return None
+
+
+MISSING = _missing()
+pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
+
+PAGES = {
+    # name: the figure command's arguments (all written with -o NAME.html)
+    "16x256b.x4": ["16x256b", "--num", "x4"],
+    "32x32b.x2.pack": ["32x32b", "--num", "x2", "--pack"],
+    "16x32bx2.x2.split16": ["16x32bx2", "--num", "x2", "--split-offset", "16"],
+    "16x256b.x32.pack": ["16x256b", "--num", "x32", "--pack"],
+    "cp": ["cp", "64x128b.warpx2::01_23", "--cta-group", "2", "--row", "40"],
+    "decompress": ["decompress", "b6x16_p32", "--type", "e3m2"],
+    "smem": [  # PTX Figure 191
+        *("smem", "--major", "MN", "--swizzle", "32B", "--dtype", "bf16"),
+        *("--m", "2", "--k", "2", "--lbo", "256", "--sbo", "512"),
+    ],
+    "pack": ["pack"],
+}
+TILE = importlib.util.find_spec("tmemviz.tile") is not None  # the tile family, once it has landed
+if TILE:
+    PAGES["tile"] = ["tile", "--n", "64", "--shape", "16x256b"]
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Each page written by ``tmemviz figure ... -o NAME.html``, as a user would."""
+    out = tmp_path_factory.mktemp("pages")
+    made = {}
+    for name, args in PAGES.items():
+        made[name] = out / f"{name}.html"
+        assert main(["figure", *args, "-o", str(made[name])]) == 0, name
+    return made
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield launched
+        launched.close()
+
+
+@dataclass
+class Visit:
+    """One page in a fresh context, with everything it asked the network for and every console error."""
+
+    page: object
+    requests: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def count(self, selector: str) -> int:
+        return self.page.locator(selector).count()  # type: ignore[attr-defined]
+
+    def text(self, selector: str) -> str:
+        return self.page.inner_text(selector)  # type: ignore[attr-defined]
+
+    def js(self, script: str, arg: object = None) -> object:
+        return self.page.evaluate(script, arg)  # type: ignore[attr-defined]
+
+    def find(self, query: str) -> None:
+        self.page.fill("#find", query)  # type: ignore[attr-defined]
+        self.page.press("#find", "Enter")  # type: ignore[attr-defined]
+
+    def attrs(self, selector: str, *names: str) -> list[tuple[str | None, ...]]:
+        """The given attributes of every element matching ``selector``."""
+        script = (
+            "([s, names]) => Array.from(document.querySelectorAll(s), e => names.map(n => e.getAttribute(n)))"
+        )
+        got = self.js(script, [selector, list(names)])
+        return [tuple(row) for row in got]  # type: ignore[union-attr]
+
+    def clean(self) -> None:
+        assert self.requests == [], f"the page asked the network for {self.requests}"
+        assert self.errors == [], f"console errors: {self.errors}"
+
+
+@pytest.fixture
+def visit(browser: object) -> Iterator[object]:
+    contexts = []
+
+    def _open(path: Path, **options: object) -> Visit:
+        context = browser.new_context(**options)  # type: ignore[attr-defined]
+        contexts.append(context)
+        page = context.new_page()
+        seen = Visit(page)
+        page.on("request", lambda r: None if r.url.startswith("file://") else seen.requests.append(r.url))
+        page.on("console", lambda m: seen.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: seen.errors.append(str(e)))
+        page.goto(path.as_uri())
+        return seen
+
+    yield _open
+    for context in contexts:
+        context.close()
+
+
+def cell(lane: int, col: int) -> str:
+    return f'.cell[data-lane="{lane}"][data-col="{col}"]'
+
+
+# --------------------------------------------------------------------------- ld/st
+
+
+def test_16x256b_x4_offline_hover_select_search(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+    """The issue's acceptance case: ``tmemviz figure 16x256b --num x4 -o f.html`` opened from disk."""
+    v = visit(pages["16x256b.x4"])
+    assert v.count(".cell") == 16 * 32
+    v.page.hover(cell(9, 5))
+    assert v.text("#info") == "lane 9, col 5 -> T6 r3"
+    v.page.click(cell(9, 5))
+    assert v.count(".selected") == 16  # registers per thread of .16x256b.x4
+    assert set(v.attrs(".selected", "data-thread")) == {("6",)}
+    v.page.keyboard.press("Escape")
+    assert v.count(".selected") == 0
+    v.find("9,5")
+    assert v.attrs(".hit", "data-lane", "data-col") == [("9", "5")]
+    v.find("T6")
+    assert v.count(".hit") == 16 and set(v.attrs(".hit", "data-thread")) == {("6",)}
+    v.find("T6 r3")
+    assert v.attrs(".hit", "data-lane", "data-col") == [("9", "5")]
+    assert v.text("#count") == "1 match"
+    v.find("lane 9, col 5")
+    assert v.count(".hit") == 1
+    v.find("nonsense")
+    assert v.count(".hit") == 0 and "not understood" in v.text("#count")
+    v.clean()
+
+
+CASES = [("32x32b.x2.pack", "32x32b", 2, True, None), ("16x32bx2.x2.split16", "16x32bx2", 2, False, 16)]
+
+
+@pytest.mark.parametrize(("name", "shape", "num", "pack", "split"), CASES, ids=[c[0] for c in CASES])
+def test_ldst_pages_match_the_mapper(  # type: ignore[no-untyped-def]
+    visit,
+    pages: dict[str, Path],
+    catalog: Catalog,
+    name: str,
+    shape: str,
+    num: int,
+    pack: bool,
+    split: int | None,
+) -> None:
+    ins = mapper.make_instruction(catalog.get(LDST, shape), num, pack=pack, split_offset=split)
+    cells = mapper.cells(ins)
+    v = visit(pages[name])
+    assert v.count(".cell") == len({(c.lane, c.col) for c in cells})
+    target = cells[len(cells) // 2 + 3]
+    v.page.hover(cell(target.lane, target.col))
+    half = {None: "", 0: ".lo", 1: ".hi"}[target.half]
+    assert v.text("#info") == f"lane {target.lane}, col {target.col} -> T{target.thread} r{target.reg}{half}"
+    v.page.click(cell(target.lane, target.col))
+    mine = {(c.lane, c.col) for c in cells if c.thread == target.thread}
+    got = v.attrs(".selected", "data-lane", "data-col", "data-reg")
+    assert {(int(lane), int(col)) for lane, col, _ in got} == mine  # type: ignore[arg-type]
+    assert len({reg for *_, reg in got}) == ins.registers_per_thread
+    v.find(f"T{target.thread} r{target.reg}{half}")
+    assert v.attrs(".hit", "data-lane", "data-col") == [(str(target.lane), str(target.col))]
+    if pack:
+        v.find(f"T{target.thread} r{target.reg}")
+        assert v.count(".hit") == 2  # both 16-bit halves of the register
+    if split is not None:
+        second = [c for c in cells if c.col >= split]
+        assert second and v.count(f'.cell[data-col="{second[0].col}"]') == 16
+    v.clean()
+
+
+def test_big_packed_layout_stays_interactive(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+    """8192 cells in stacked panels: the last panel's cells answer hover, click and search too."""
+    v = visit(pages["16x256b.x32.pack"])
+    assert v.count(".cell") == 16 * 512
+    assert v.count(".panel svg") > 1
+    v.page.click(cell(15, 511))
+    assert v.count(".selected") == 2 * 128  # 128 registers, two halves each
+    assert v.text("#info").startswith("lane 15, col 511 -> T31 r127")
+    v.clean()
+
+
+# --------------------------------------------------------------------------- other families
+
+
+def test_cp_page_selects_row_blocks_and_finds_lanes(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+    v = visit(pages["cp"])
+    # .64x128b.warpx2::01_23, .cta_group::2: 2 blocks x 4 words in the source, 2 replicas x 2 CTAs in TMEM.
+    assert v.count(".cell") == 2 * 4 + 2 * 4 * 2 * 2
+    landing = '.cell[data-cta="1"][data-rows="32-63"][data-word="3"][data-lanes="96-127"]'
+    v.page.hover(landing)
+    assert v.text("#info") == "cta 1, lanes 96..127, column 3 <- rows 32..63, word 3"
+    v.page.click(landing)
+    assert v.count(".selected") == 4 + 4 * 2 * 2  # the block's source words and every replica
+    assert set(v.attrs(".selected", "data-rows")) == {("32-63",)}
+    v.find("104,3")  # lane 104 column 3: this CTA's and the peer's
+    assert sorted(v.attrs(".hit", "data-cta", "data-lanes")) == [("0", "96-127"), ("1", "96-127")]
+    v.find("row 40")
+    assert v.count(".hit") == 4 + 4 * 2 * 2
+    v.find("row 40 word 2 cta 0")
+    assert sorted(v.attrs(".hit", "data-lanes")) == [("64-95",), ("96-127",)]
+    v.clean()
+
+
+def test_smem_page_selects_chunks(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+    v = visit(pages["smem"])
+    assert v.count(".cell") == 32 * 16
+    v.find("3,8")
+    ((byte,),) = v.attrs(".hit", "data-byte")
+    v.page.hover('.cell[data-row="3"][data-col="8"]')
+    assert v.text("#info") == f"row 3, col 8 -> byte {byte}"
+    v.page.click('.cell[data-row="3"][data-col="8"]')
+    chunk = int(byte) // 16  # type: ignore[arg-type]
+    assert set(v.attrs(".selected", "data-chunk")) == {(str(chunk),)}
+    assert v.count(".selected") == 8  # 16 bytes of bf16
+    v.find(f"byte {byte}")
+    assert v.attrs(".hit", "data-row", "data-col") == [("3", "8")]
+    v.clean()
+
+
+def test_decompress_and_pack_pages(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+    v = visit(pages["decompress"])
+    v.page.click('.cell[data-container="5"]')
+    assert v.count(".selected") == 2  # element 5 in the source and its container
+    assert set(v.attrs(".selected", "data-element")) == {("5",)}
+    v.find("element 7")
+    assert v.count(".hit") == 2
+    v.clean()
+    v = visit(pages["pack"])
+    assert v.count(".cell") == 0 and v.count("#find") == 0
+    v.page.hover("rect.box >> nth=1")
+    assert v.text("#info") == "TMEM column 2c, bits 15:0 -> register bits 15:0"
+    v.clean()
+
+
+@pytest.mark.skipif(not TILE, reason="the tile family has not landed")
+def test_tile_page(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+    v = visit(pages["tile"])
+    assert v.count(".cell") > 0
+    first = ".cell >> nth=0"
+    v.page.hover(first)
+    assert v.text("#info") == v.page.locator(f"{first} >> title").text_content()
+    v.page.click(first)
+    assert v.count(".selected") > 1
+    v.clean()
+
+
+# --------------------------------------------------------------------------- keyboard, media, zoom
+
+
+def test_keyboard_reaches_search_and_moves_the_selection(  # type: ignore[no-untyped-def]
+    visit, pages: dict[str, Path], catalog: Catalog
+) -> None:
+    ins = mapper.make_instruction(catalog.get(LDST, "16x256b"), 4)
+    v = visit(pages["16x256b.x4"])
+    v.page.keyboard.press("Tab")
+    assert v.js("document.activeElement.id") == "find"
+    assert v.js("getComputedStyle(document.activeElement).outlineStyle") != "none"  # a visible focus ring
+    v.page.keyboard.type("T6 r3")
+    v.page.keyboard.press("Enter")
+    assert v.count(".hit") == 1
+    v.page.keyboard.press("Tab")
+    assert v.js("document.activeElement.id") == "figure"
+    v.page.keyboard.press("ArrowRight")  # the selection starts at the match: lane 9, col 5
+    assert v.attrs(".current", "data-lane", "data-col") == [("9", "5")]
+    for key, (lane, col) in (("ArrowRight", (9, 6)), ("ArrowDown", (10, 6)), ("ArrowLeft", (10, 5))):
+        v.page.keyboard.press(key)
+        (owner,) = mapper.which(ins, lane, col)
+        assert v.attrs(".current", "data-lane", "data-col") == [(str(lane), str(col))]
+        assert set(v.attrs(".selected", "data-thread")) == {(str(owner.thread),)}
+        assert v.text("#info") == f"lane {lane}, col {col} -> T{owner.thread} r{owner.reg}"
+    v.page.keyboard.press("ArrowUp")
+    v.page.keyboard.press("ArrowUp")
+    assert v.attrs(".current", "data-lane", "data-col") == [("8", "5")]
+    v.page.keyboard.press("Escape")
+    assert v.count(".selected") == 0 and v.count(".hit") == 0
+    v.clean()
+
+
+def luminance(css: str) -> float:
+    """Relative luminance (WCAG) of an ``rgb(...)`` color."""
+    r, g, b = (int(x) / 255 for x in re.findall(r"\d+", css)[:3])
+
+    def lin(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+
+
+def contrast(a: str, b: str) -> float:
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+STYLE = "([sel, prop]) => getComputedStyle(document.querySelector(sel))[prop]"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_both_color_schemes_are_readable(visit, pages: dict[str, Path], scheme: str) -> None:  # type: ignore[no-untyped-def]
+    v = visit(pages["16x256b.x4"], color_scheme=scheme)
+    page_bg, page_ink = v.js(STYLE, ["body", "backgroundColor"]), v.js(STYLE, ["body", "color"])
+    assert (luminance(page_bg) < 0.1) == (scheme == "dark")  # type: ignore[arg-type]
+    assert contrast(page_bg, page_ink) >= 7  # type: ignore[arg-type]
+    assert contrast(v.js(STYLE, ["#find", "backgroundColor"]), v.js(STYLE, ["#find", "color"])) >= 7  # type: ignore[arg-type]
+    # The figure keeps its light sheet and black labels in both schemes, as in the PNG.
+    assert luminance(v.js(STYLE, ["svg", "backgroundColor"])) > 0.8  # type: ignore[arg-type]
+    assert v.js(STYLE, [".label", "fill"]) == "rgb(0, 0, 0)"
+    v.clean()
+
+
+def test_print_stylesheet(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+    v = visit(pages["16x256b.x4"], color_scheme="dark")
+    v.page.click(cell(9, 5))
+    v.page.emulate_media(media="print")
+    assert not v.page.is_visible("#find") and not v.page.is_visible("#info") and not v.page.is_visible(".how")
+    assert v.page.is_visible("h1") and v.page.is_visible(".caption")
+    assert v.js(STYLE, ["body", "backgroundColor"]) in ("rgb(255, 255, 255)", "rgba(0, 0, 0, 0)")
+    assert v.js(STYLE, ["body", "color"]) == "rgb(0, 0, 0)"
+    # Whole panels across the page width, cell colors kept, nothing faded by the selection.
+    width = v.js("document.documentElement.clientWidth")
+    assert v.js("document.querySelector('svg').getBoundingClientRect().width") <= width  # type: ignore[operator]
+    assert v.js(STYLE, [cell(0, 0), "fillOpacity"]) == "1"
+    assert v.js(STYLE, [cell(0, 0), "printColorAdjust"]) == "exact"
+    pdf = v.page.pdf()
+    assert pdf.startswith(b"%PDF") and len(pdf) > 10_000
+    v.clean()
+
+
+def test_readable_and_usable_at_200_percent_zoom(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+    """200% zoom of a 1280 x 800 window is a 640 x 400 CSS-pixel viewport."""
+    v = visit(pages["16x256b.x4"], viewport={"width": 640, "height": 400})
+    assert v.js("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    box = v.page.locator("#find").bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 640
+    assert v.js(STYLE, ["header", "position"]) == "static"  # no sticky header eating the short window
+    assert v.js(
+        "(() => { const p = document.querySelector('.panel'); return p.scrollWidth > p.clientWidth; })()"
+    )
+    label = v.page.locator(".label >> nth=0").bounding_box()
+    assert label is not None and label["height"] >= 8  # 6.5 pt labels at 1.25x, before the zoom doubles them
+    v.page.click(cell(9, 30))  # far right: the panel scrolls to it
+    assert v.count(".selected") == 16
+    assert v.text("#info").startswith("lane 9, col 30 -> ")
+    v.clean()
+
+
+def test_a_request_or_error_would_be_noticed(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+    """The control for every clean(): an attempted load is seen, and the page's policy blocks it."""
+    v = visit(pages["16x256b.x4"])
+    url = "http://192.0.2.1/x.png"  # TEST-NET-1: nothing answers there anyway
+    v.js("(url) => { const i = document.createElement('img'); i.src = url; document.body.append(i); }", url)
+    v.page.wait_for_timeout(200)
+    assert v.requests == [url]
+    assert "Content Security Policy" in " ".join(v.errors)
+
+
+# --------------------------------------------------------------------------- the gallery
+
+
+@pytest.mark.skipif(not (GALLERY / "index.html").is_file(), reason="the gallery has no index.html")
+def test_gallery_index_links_every_page_and_back(visit) -> None:  # type: ignore[no-untyped-def]
+    v = visit(GALLERY / "index.html")
+    links = [h for (h,) in v.attrs("tbody th > a:first-child", "href")]
+    pages = sorted(p.name for p in GALLERY.glob("*.html") if p.name != "index.html")
+    assert sorted(links) == pages  # type: ignore[type-var]
+    v.page.click(f'a[href="{links[0]}"]')
+    v.page.wait_for_load_state()
+    assert v.page.url.endswith(f"/{links[0]}")
+    assert v.count(".cell") > 0
+    v.page.click('nav a[rel="next"]')
+    v.page.wait_for_load_state()
+    assert v.page.url.endswith(f"/{links[1]}")
+    v.page.click('nav a[rel="index"]')
+    v.page.wait_for_load_state()
+    assert v.page.url.endswith("/index.html")
+    v.clean()
+
+
+@pytest.mark.skipif(not GALLERY.is_dir(), reason="no gallery")
+def test_every_gallery_page_loads_cleanly(browser: object) -> None:
+    """Each committed page, offline: no request, no console error, and one element per cell."""
+    context = browser.new_context()  # type: ignore[attr-defined]
+    page = context.new_page()
+    requests: list[str] = []
+    errors: list[str] = []
+    page.on("request", lambda r: None if r.url.startswith("file://") else requests.append(r.url))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    for path in sorted(GALLERY.glob("*.html")):
+        page.goto(path.as_uri())
+        count = page.locator(".cell").count()
+        assert count == path.read_text(encoding="utf-8").count('class="box cell"'), path.name
+        assert requests == [] and errors == [], (path.name, requests, errors)
+    context.close()
