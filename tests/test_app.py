@@ -141,3 +141,27 @@ def test_twelve_concurrent_figures_to_one_name_leave_one_valid_png(tmp_path: Pat
     subprocess.run([*argv[:-1], str(reference)], env=env, check=True)
     assert target.read_bytes().startswith(PNG_SIGNATURE)
     assert target.read_bytes() == reference.read_bytes()
+
+
+@pytest.mark.usefixtures("plain_terminal")
+def test_gallery_takes_its_directory_as_argument_or_output(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tmemviz import gallery
+
+    full = gallery.entries
+    monkeypatch.setattr(gallery, "entries", lambda catalog: full(catalog)[:2])  # two figures suffice here
+    for args in (
+        [str(tmp_path / "a")],
+        ["-o", str(tmp_path / "b")],
+        ["--output", str(tmp_path / "c"), str(tmp_path / "c")],
+    ):
+        assert run(capsys, "gallery", *args)[0] == 0
+    names = sorted(p.name for p in (tmp_path / "a").iterdir())
+    assert len(names) == 2 * 3 + 2  # svg, png and html per figure; README.md and index.html
+    for other in ("b", "c"):
+        assert sorted(p.name for p in (tmp_path / other).iterdir()) == names
+        for name in names:
+            assert (tmp_path / other / name).read_bytes() == (tmp_path / "a" / name).read_bytes()
+    code, _, err = run(capsys, "gallery", str(tmp_path / "a"), "-o", str(tmp_path / "b"))
+    assert code == 2 and "give the directory once" in err

@@ -283,7 +283,12 @@ def test_tile_page(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-un
     v.page.hover(first)
     assert v.text("#info") == v.page.locator(f"{first} >> title").text_content()
     v.page.click(first)
-    assert v.count(".selected") > 1
+    # One warp's thread: 128 x 64 f32 over 4 warps is 128*64/128 = 64 registers per thread.
+    assert v.count(".selected") == 64
+    assert v.js("new Set([...document.querySelectorAll('.selected')].map(e => e.dataset.warp)).size") == 1
+    v.page.fill("#find", "37,5")
+    v.page.press("#find", "Enter")
+    assert v.count(".hit") == 1
     v.clean()
 
 

@@ -34,9 +34,11 @@ def test_one_box_per_element_with_its_data(
     for box in spec.boxes:
         data = dict(box.data)
         keys = ["m", "n", "warp", "thread", "instruction", "reg"] + (["half"] if tile.storage else [])
-        assert list(data) == keys
+        assert list(data) == [*keys, "lane", "col", "group"]
+        assert data["group"] == "warp thread"
         m, j = int(data["m"]), int(data["n"])
         warp, thread, index, reg, half, lane, col = oracle[(m, j)]
+        assert (int(data["lane"]), int(data["col"])) == (lane, col)
         assert (int(data["warp"]), int(data["thread"]), int(data["instruction"]), int(data["reg"])) == (
             warp,
             thread,

@@ -4,21 +4,28 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
-
-import typer
+from typing import Annotated, Optional
 
 from tmemviz.cli.options import LayoutsOpt, catalog
+from tmemviz.cli.params import Argument, Option
 from tmemviz.errors import TmemvizError
 
 
 def gallery(
-    directory: Annotated[Path, typer.Argument(help="Where to write the figures and README.md.")] = Path(
-        "gallery"
-    ),
+    directory: Annotated[
+        Optional[Path],
+        Argument(metavar="DIRECTORY", help="Where to write the figures and README.md [default: gallery]."),
+    ] = None,
+    output: Annotated[
+        Optional[Path],
+        Option("--output", "-o", metavar="DIR", help="The same as DIRECTORY, as figure takes it."),
+    ] = None,
     layouts: LayoutsOpt = None,
 ) -> None:
     """Regenerate the documentation gallery: every figure as SVG, PNG and an HTML page, and index.html."""
+    if directory is not None and output is not None and directory != output:
+        raise TmemvizError(f"give the directory once: '{directory}' and -o '{output}' differ")
+    directory = output or directory or Path("gallery")
     from rich.console import Console
     from rich.progress import Progress
 

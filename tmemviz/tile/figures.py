@@ -35,7 +35,9 @@ def label(e: Element, single: bool = False) -> str:
 
 
 def element_data(e: Element) -> tuple[tuple[str, str], ...]:
-    """m, n, warp, thread, instruction, reg (and half for 16-bit elements): what an interactive page needs."""
+    """m, n, warp, thread, instruction, reg (half for 16-bit elements), the TMEM lane and column, and
+    the selection group: an interactive page selects one warp's thread (thread ids repeat per warp)
+    and finds "L,C" by TMEM lane and column."""
     data = [
         ("m", str(e.m)),
         ("n", str(e.n)),
@@ -46,6 +48,7 @@ def element_data(e: Element) -> tuple[tuple[str, str], ...]:
     ]
     if e.half is not None:
         data.append(("half", str(e.half)))
+    data += [("lane", str(e.lane)), ("col", str(e.col)), ("group", "warp thread")]
     return tuple(data)
 
 
