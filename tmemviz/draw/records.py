@@ -8,7 +8,6 @@ diffable (one cell per line) and every CSV has a header row.
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -25,6 +24,8 @@ def document(header: Mapping[str, Any], key: str, items: Iterable[Any]) -> str:
      ]
     }
     """
+    import json  # imported on use: a one-line text answer should not pay for it
+
     head = [f" {json.dumps(k)}: {json.dumps(v)}," for k, v in header.items()]
     body = ",\n".join(f"  {json.dumps(item)}" for item in items)
     return "{\n" + "\n".join(head) + f"\n {json.dumps(key)}: [\n" + body + "\n ]\n}\n"
@@ -32,11 +33,15 @@ def document(header: Mapping[str, Any], key: str, items: Iterable[Any]) -> str:
 
 def line(record: Any) -> str:
     """One JSON document on one line (the answer to a single question)."""
+    import json
+
     return json.dumps(record) + "\n"
 
 
 def pretty(record: Any) -> str:
     """A small JSON document, indented one space per level."""
+    import json
+
     return json.dumps(record, indent=1) + "\n"
 
 
