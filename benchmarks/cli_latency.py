@@ -51,7 +51,10 @@ LAYOUTS_TARGET_S = 0.1
 
 
 def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "TMEMVIZ_LAYOUTS"}
+    # An installed package runs from compiled bytecode (pip writes it); a shell that forbids writing
+    # it would time compiling tmemviz's sources on every run instead.
+    skip = ("TMEMVIZ_LAYOUTS", "PYTHONDONTWRITEBYTECODE")
+    env = {k: v for k, v in os.environ.items() if k not in skip}
     env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
 
