@@ -395,3 +395,14 @@ print("clean")
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "clean"
+
+
+@pytest.mark.usefixtures("plain_terminal")
+def test_shapes_lists_the_swizzle_modes(capsys: pytest.CaptureFixture[str]) -> None:
+    from tmemviz.smem.shapes import builtin_swizzles
+
+    text = ok(capsys, "shapes")
+    assert "shared-memory swizzle modes" in text
+    for sw in builtin_swizzles():
+        line = next(row for row in text.splitlines() if row.split()[:1] == [sw.name])
+        assert sw.notation() in line and f"{sw.atom_bytes} B" in line and f" {sw.descriptor_code} " in line

@@ -23,7 +23,7 @@ def shapes(
     format: Annotated[ShapesFormat, Option("--format", "-f", help="table or json.")] = ShapesFormat.table,
     layouts: LayoutsOpt = None,
 ) -> None:
-    """List every shape: ld/st with registers per .num (Table 49), then cp with its multicasts."""
+    """List every shape: ld/st with registers per .num (Table 49), cp with its multicasts, swizzle modes."""
     from tmemviz.ldst.answers import shapes_records
 
     found = catalog(layouts)
@@ -32,8 +32,18 @@ def shapes(
     else:
         from tmemviz.cp.views import copy_shapes_view
         from tmemviz.ldst.views import shapes_view
+        from tmemviz.smem.shapes import KIND as SMEM
+        from tmemviz.smem.views import swizzles_view
 
-        deliver((*shapes_view(found.shapes(LDST)), Styled(""), *copy_shapes_view(found.shapes(CP))), None)
+        views = (
+            shapes_view(found.shapes(LDST)),
+            copy_shapes_view(found.shapes(CP)),
+            swizzles_view(found.shapes(SMEM)),
+        )
+        deliver(
+            tuple(block for i, view in enumerate(views) for block in ((Styled(""),) if i else ()) + view),
+            None,
+        )
 
 
 COMMANDS = {"shapes": shapes}

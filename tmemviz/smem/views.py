@@ -11,7 +11,7 @@ from tmemviz.draw.table import BOLD, DIM, ITALIC, Column, Styled, Table, View, o
 from tmemviz.smem.answers import summary_lines
 from tmemviz.smem.descriptor import Descriptor
 from tmemviz.smem.layout import CHUNK_BYTES, SmemLayout, elements_per_chunk
-from tmemviz.smem.shapes import find_swizzle
+from tmemviz.smem.shapes import Swizzle, find_swizzle
 
 LABELS = ("byte", "chunk")
 """What each grid cell shows: the element's byte offset, or its 16-byte chunk number."""
@@ -106,3 +106,39 @@ def descriptor_view(desc: Descriptor) -> View:
     ]
     columns = (Column("bits", justify="right", style=DIM), Column("field", style=BOLD), Column("value"))
     return (Table(columns, tuple(rows), title=f"descriptor 0x{desc.value:016x}", title_justify="left"),)
+
+
+def swizzles_view(swizzles: tuple[Swizzle, ...]) -> View:
+    """Every swizzle mode: its CuTe swizzle, atom, repeat, descriptor code and the majors it serves."""
+    columns = (
+        Column("swizzle", no_wrap=True),
+        Column("CuTe", no_wrap=True),
+        Column("atom row", justify="right", no_wrap=True),
+        Column("repeat", justify="right", no_wrap=True),
+        Column("desc", justify="right", no_wrap=True),
+        Column("majors", no_wrap=True),
+    )
+    rows = tuple(
+        (
+            s.name,
+            s.notation(),
+            f"{s.atom_bytes} B",
+            f"{s.repeat_bytes} B",
+            str(s.descriptor_code),
+            ", ".join(s.majors),
+        )
+        for s in swizzles
+    )
+    table = Table(
+        columns,
+        rows,
+        title="shared-memory swizzle modes (tmemviz smem)",
+        caption=(
+            "an atom is 8 rows of 'atom row' bytes; the XOR pattern repeats every 'repeat' bytes; desc = the "
+            "shared-memory descriptor's bits 61-63 (PTX 9.7.16.3)."
+        ),
+        caption_justify="left",
+        padding=(0, 1, 0, 0),
+        pad_edge=False,
+    )
+    return (table,)
