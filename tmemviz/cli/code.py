@@ -6,11 +6,10 @@ import sys
 from enum import Enum
 from typing import Annotated
 
-from tmemviz.catalog import Catalog
 from tmemviz.cli import complete
 from tmemviz.cli.cp import CtaGroupOpt, DecompressOpt, MulticastOpt
 from tmemviz.cli.ldst import AbsOpt, NanOpt, NumOpt, OpOpt, PackOpt, RedOpt, RedTypeOpt, SplitOpt
-from tmemviz.cli.options import CP, LDST, AnswerFormat, LayoutsOpt, catalog, deliver
+from tmemviz.cli.options import AnswerFormat, LayoutsOpt, catalog, deliver, names_copy
 from tmemviz.cli.params import Argument, Option
 from tmemviz.code import DIALECTS, Code
 from tmemviz.draw import records
@@ -18,15 +17,6 @@ from tmemviz.draw.table import DIM, Column, Styled, Table
 from tmemviz.errors import TmemvizError
 
 Emit = Enum("Emit", {name.replace("-", "_"): name for name in (*DIALECTS, "all")}, type=str)  # type: ignore[misc]
-
-
-def names_copy(found: Catalog, shape: str) -> bool:
-    """Whether SHAPE spells a tcgen05.cp (a cp line, a UTCCP atom, or a name only cp knows)."""
-    word = shape.strip().lower()
-    if word.startswith(("tcgen05.cp", "sm100_utccp_")):
-        return True
-    head = word.split(".")[0] if not word.startswith(".") else word.split(".")[1]
-    return found.find(LDST, head) is None and found.find(CP, head) is not None
 
 
 def ptx(

@@ -13,8 +13,6 @@ from typing import Any
 from tmemviz.cli.options import CP, LDST, catalog
 from tmemviz.errors import TmemvizError
 
-CUTLASS_PREFIXES = ("SM100_TMEM_LOAD_", "SM100_TMEM_STORE_")
-
 
 def _matching(names: list[str], incomplete: str) -> list[str]:
     key = incomplete.lower()
@@ -33,11 +31,16 @@ def ldst_names(ctx: Any, incomplete: str) -> list[str]:
         return []
     names = [s.name for s in shapes] + [a for s in shapes for a in s.aliases]
     if incomplete[:2].upper() == "SM":
-        for s in shapes:
-            for alias in s.aliases:
-                for num in s.nums:
-                    for prefix in CUTLASS_PREFIXES:
-                        names += [f"{prefix}{alias}{num}x", f"{prefix}{alias}{num}x_16b"]
+        from tmemviz.ldst.dialects import cutlass_name
+
+        names += [
+            cutlass_name(alias, op, num, pack)
+            for s in shapes
+            for alias in s.aliases
+            for num in s.nums
+            for op in ("ld", "st")
+            for pack in (False, True)
+        ]
     return _matching(names, incomplete)
 
 
@@ -49,7 +52,9 @@ def cp_names(ctx: Any, incomplete: str) -> list[str]:
         return []
     names = [s.name + (f".{p.multicast}" if p.multicast else "") for s in shapes for p in s.placements]
     if incomplete[:2].upper() == "SM":
-        names += [f"{p.cutlass}_{g}cta" for s in shapes for p in s.placements if p.cutlass for g in (1, 2)]
+        from tmemviz.cp.dialects import utccp_name
+
+        names += [utccp_name(p.cutlass, g) for s in shapes for p in s.placements if p.cutlass for g in (1, 2)]
     return _matching(names, incomplete)
 
 

@@ -18,7 +18,7 @@ import typer
 from tmemviz.catalog import Catalog
 from tmemviz.cli.cp import CtaGroupOpt, DecompressOpt, MulticastOpt
 from tmemviz.cli.ldst import AbsOpt, NanOpt, NumOpt, OpOpt, PackOpt, RedOpt, SplitOpt, WarpOpt, instruction
-from tmemviz.cli.options import CP, LDST, LayoutsOpt, TaddrOpt, catalog
+from tmemviz.cli.options import LayoutsOpt, TaddrOpt, catalog, names_copy
 from tmemviz.cli.smem import (
     CellsOpt,
     ColsOpt,
@@ -258,12 +258,7 @@ def figure_kind(found: Catalog, shape: str, detail: Optional[str]) -> str:
         )
     if word in ("pack", "unpack"):
         return "pack"
-    if word.startswith("tcgen05.cp") or word.startswith("sm100_utccp_"):
-        return "cp"
-    head = word.split(".")[0] if not word.startswith(".") else word.split(".")[1]
-    if found.find(LDST, head) is None and found.find(CP, head) is not None:
-        return "cp"
-    return "ldst"
+    return "cp" if names_copy(found, shape) else "ldst"
 
 
 def figure_format(output: str, given: Optional[str]) -> str:

@@ -53,6 +53,15 @@ def catalog(layouts: Optional[list[Path]]) -> Catalog:
     return load_catalog(dirs, KINDS, lazy=True)
 
 
+def names_copy(found: Catalog, shape: str) -> bool:
+    """Whether SHAPE spells a tcgen05.cp (a cp line, a UTCCP atom, or a name only cp knows)."""
+    word = shape.strip().lower()
+    if word.startswith(("tcgen05.cp", "sm100_utccp_")):
+        return True
+    head = word.split(".")[0] if not word.startswith(".") else word.split(".")[1]
+    return found.find(LDST, head) is None and found.find(CP, head) is not None
+
+
 def deliver(body: str | View, output: Optional[Path], notes: Sequence[str] = ()) -> None:
     """Print to the terminal, or write the text (atomically) to ``output``.
 

@@ -54,13 +54,18 @@ def cccl(cp: Copy) -> Code:
     return Code("cccl", call, ("the CCCL of CUDA 13.0 emits tcgen05.cp only for sm_100a and sm_101a",))
 
 
+def utccp_name(atom: str, cta_group: int) -> str:
+    """``SM100_UTCCP_128dp256bit_2cta``: the shape file's atom with its CTA-group suffix."""
+    return f"{atom}_{cta_group}cta"
+
+
 def cutlass(cp: Copy) -> Code:
     """The CUTLASS ``SM100_UTCCP_*`` atom."""
     if cp.placement.cutlass is None:
         return Code("cutlass", None, (f"the shape file of {cp.shape.name} names no CUTLASS atom",))
     if cp.decompress is not None:
         return Code("cutlass", None, ("CUTLASS's SM100_UTCCP_* atoms do not decompress",))
-    return Code("cutlass", f"{cp.placement.cutlass}_{cp.cta_group}cta")
+    return Code("cutlass", utccp_name(cp.placement.cutlass, cp.cta_group))
 
 
 def cute_dsl(cp: Copy) -> Code:

@@ -129,6 +129,16 @@ def cutlass_alias(ins: Instruction) -> str | None:
     return next((a for a in ins.shape.aliases if _CUTLASS_ALIAS.match(a)), None)
 
 
+def cutlass_name(alias: str, op: str, num: int, pack: bool) -> str:
+    """``SM100_TMEM_LOAD_16dp256b4x_16b``: CUTLASS's atom for a shape alias, op, ``.num`` and packing.
+
+    >>> cutlass_name("16dp32b", "st", 8, False)
+    'SM100_TMEM_STORE_16dp32b8x'
+    """
+    kind = "LOAD" if op == "ld" else "STORE"
+    return f"SM100_TMEM_{kind}_{alias}{num}x{'_16b' if pack else ''}"
+
+
 def cutlass(ins: Instruction) -> Code:
     """The CUTLASS copy atom (``include/cute/arch/copy_sm100.hpp``)."""
     alias = cutlass_alias(ins)
