@@ -349,8 +349,8 @@ print(code, "matplotlib" in sys.modules)
     ("args", "message"),
     [
         (["-o", "f.htm"], "unsupported output suffix '.htm'; use .png, .svg or .html"),
-        (["-o", "-"], "needs --format png, svg or html"),
-        (["-o", "f.html", "--format", "pdf"], "unsupported figure format 'pdf'; use png, svg or html"),
+        (["-o", "-"], "-o - needs --format"),
+        (["-o", "f.html", "--format", "pdf"], "'pdf' is not one of"),
     ],
 )
 def test_figure_format_messages(
@@ -365,7 +365,11 @@ def test_figure_format_messages(
     assert list(tmp_path.iterdir()) == []
 
 
-def test_format_option_overrides_the_suffix(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_format_option_contradicting_the_suffix_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     out = tmp_path / "figure.svg"
-    ok(capsys, "figure", "16x64b", "-o", str(out), "--format", "html")
-    assert out.read_bytes().startswith(b"<!DOCTYPE html>")
+    assert "contradicts the output file" in bad(capsys, "figure", "16x64b", "-o", str(out), "--format", "html")
+    assert list(tmp_path.iterdir()) == []
+    ok(capsys, "figure", "16x64b", "-o", str(out), "--format", "svg")
+    assert out.read_bytes().startswith(b"<?xml")

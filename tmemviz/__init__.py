@@ -2,9 +2,63 @@
 
 Data flows one way: ``layouts/<family>/*.yaml`` -> a family's ``shapes``
 (load and validate) -> its ``layout`` (pure functions) -> its ``views``,
-``answers`` and ``figures`` (plain data) -> :mod:`tmemviz.draw` (Rich, JSON/CSV,
-matplotlib) -> :mod:`tmemviz.cli` (the ``tmemviz`` command). Families:
-:mod:`tmemviz.ldst` (tcgen05.ld/st) and :mod:`tmemviz.cp` (tcgen05.cp).
+``answers`` and ``figures`` (plain data) -> its ``document`` (one result in every
+form) -> :mod:`tmemviz.draw` (Rich, JSON/CSV, matplotlib, HTML) -> :mod:`tmemviz.api`
+(the functions below) and :mod:`tmemviz.cli` (the ``tmemviz`` command, built on them).
+
+The Python API (``tmemviz.layout``, ``tmemviz.cp``, ``tmemviz.tile`` ...) is loaded on
+first use, so ``import tmemviz`` costs almost nothing.
 """
 
-__version__ = "0.1.0"
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.2.0"
+
+API = ("layout", "pack", "cp", "decompress", "smem", "desc", "tile")
+"""The functions of :mod:`tmemviz.api`, one per command that shows something."""
+
+if TYPE_CHECKING:
+    from tmemviz.api import cp, decompress, desc, layout, pack, smem, tile
+    from tmemviz.draw.document import Document, Record
+    from tmemviz.errors import TmemvizError
+
+__all__ = [
+    "Document",
+    "Record",
+    "TmemvizError",
+    "__version__",
+    "cp",
+    "decompress",
+    "desc",
+    "layout",
+    "pack",
+    "smem",
+    "tile",
+]
+
+
+FAMILY_PACKAGES = ("cp", "smem", "tile")
+"""API functions named like a family's folder: the package itself answers the call (:mod:`tmemviz.entry`)."""
+
+
+def __getattr__(name: str) -> Any:
+    """Load the API (and its types) on first use, not at ``import tmemviz``."""
+    if name in FAMILY_PACKAGES:
+        import importlib
+
+        return importlib.import_module(f"tmemviz.{name}")
+    if name in API:
+        from tmemviz import api
+
+        return getattr(api, name)
+    if name in ("Document", "Record"):
+        from tmemviz.draw import document
+
+        return getattr(document, name)
+    if name == "TmemvizError":
+        from tmemviz.errors import TmemvizError
+
+        return TmemvizError
+    raise AttributeError(f"module 'tmemviz' has no attribute '{name}'")

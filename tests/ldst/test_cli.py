@@ -336,7 +336,7 @@ def test_layout_csv_packed(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.parametrize("fmt", ["table", "json", "csv"])
 def test_layout_output_file(capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str) -> None:
-    target = tmp_path / f"layout.{fmt}"
+    target = tmp_path / f"layout.{'txt' if fmt == 'table' else fmt}"
     assert ok(capsys, "layout", "16x256b", "--num", "x4", "--format", fmt, "-o", str(target)) == ""
     written = target.read_text()
     assert os.listdir(tmp_path) == [target.name], "no temp files left behind"

@@ -174,7 +174,7 @@ def test_figure_command_draws_a_reduction(capsys: pytest.CaptureFixture[str], tm
     ok(capsys, "figure", "32x32b", "--num", "x4", "--red", "min", "--type", "s32", "-o", str(out))
     svg = out.read_text()
     assert "tcgen05.ld.red.sync.aligned.32x32b.x4.min.s32" in svg and "T31 redval = min(0..3)" in svg
-    assert "--type applies to decompression" in bad(
+    assert "--type describes a tcgen05.ld.red reduction" in bad(
         capsys, "figure", "32x32b", "--type", "f32", "-o", "x.png"
     )
     assert ".abs applies to .f32" in bad(

@@ -94,12 +94,12 @@ def test_figure_tile_writes_an_svg_with_tooltips(capsys: pytest.CaptureFixture[s
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("tile", "--n", "16", "--shape", "16x64b", "--pack"), "--pack applies to tcgen05.ld/st figures"),
-        (("16x256b", "--n", "16"), "--n applies to tile figures"),
-        (("smem", "--thread", "3"), "--thread applies to tile figures"),
+        (("tile", "--n", "16", "--shape", "16x64b", "--pack"), "No such option: --pack"),
+        (("16x256b", "--n", "16"), "No such option: --n"),
+        (("smem", "--thread", "3"), "No such option: --thread"),
         (("tile", "--n", "16", "--shape", "16x64b", "--thread", "40"), "--thread must be 0..31"),
         (("tile", "--n", "16", "--shape", "16x64b", "--warp", "5"), "--warp must be 0..3"),
-        (("tile", "extra", "--n", "16"), "'figure tile' takes no argument after it"),
+        (("tile", "extra", "--n", "16"), "unexpected extra argument"),
     ],
 )
 def test_figure_tile_refusals(

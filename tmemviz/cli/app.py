@@ -121,6 +121,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     if not args and not completing:
         args = ["--help"]  # a bare `tmemviz` shows the same help as `tmemviz --help`
     try:
+        if args[:1] == ["figure"] and not completing:
+            from tmemviz.cli.figure import forward
+
+            args = forward(args) or args  # older figure spellings belong to the command that shows it
         from tmemviz.cli.fast import read
 
         run = None if completing else read(args, COMMANDS)

@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 from tmemviz.cli import complete
 from tmemviz.cli.options import (
-    AnswerFormat,
+    Detail,
+    DetailOpt,
+    DpiOpt,
+    FormatOpt,
     LayoutsOpt,
     OutputOpt,
-    TableFormat,
     TaddrOpt,
-    catalog,
+    TitleOpt,
     deliver,
+    show,
 )
 from tmemviz.cli.params import Argument, Option
 from tmemviz.draw import records
 from tmemviz.errors import TmemvizError
+
+if TYPE_CHECKING:
+    from tmemviz.cp.layout import Copy
 
 CopyShapeArg = Annotated[
     str,
@@ -56,17 +62,30 @@ def cp(
     lane: Annotated[Optional[int], Option("--lane", help="Which source row/word fills this lane?")] = None,
     col: Annotated[Optional[int], Option("--col", help="With --lane: the TMEM column.")] = None,
     cta: Annotated[int, Option("--cta", help="With --lane: 0 = this CTA, 1 = the peer.")] = 0,
-    format: Annotated[TableFormat, Option("--format", "-f", help="table, json or csv.")] = TableFormat.table,
+    format: FormatOpt = None,
     output: OutputOpt = None,
+    detail: DetailOpt = Detail.auto,
+    dpi: DpiOpt = 100,
+    title: TitleOpt = None,
     layouts: LayoutsOpt = None,
 ) -> None:
     """Where tcgen05.cp puts each source row and word: TMEM cta, lane and column."""
+    from tmemviz import api
     from tmemviz.cp import answers, layout
-    from tmemviz.cp.spelling import resolve_copy
+    from tmemviz.draw.document import FIGURES, output_format
 
-    copy = resolve_copy(
-        catalog(layouts), shape, multicast=multicast, cta_group=cta_group, decompress=decompress, taddr=taddr
+    doc = api.cp(
+        shape,
+        multicast=multicast,
+        cta_group=cta_group,
+        decompress=decompress,
+        taddr=taddr,
+        row=row if word is None else None,
+        title=title,
+        layouts=layouts,
     )
+    fmt = output_format(output, format.value if format else None, doc)
+    copy: Copy = doc.subject
     if row is not None and (lane is not None or col is not None):
         raise TmemvizError("give either --row (where does it land) or --lane and --col (what lands here)")
     if word is not None and row is None:
@@ -75,13 +94,16 @@ def cp(
         raise TmemvizError("--lane and --col go together: they name one TMEM cell")
     if cta != 0 and lane is None:
         raise TmemvizError("--cta goes with --lane and --col: it picks this CTA (0) or the peer (1)")
-    notes = copy.notes() if format is TableFormat.table else ()
+    if fmt in FIGURES or (row is None and lane is None):
+        show(doc, format, output, detail=detail, dpi=dpi)  # the figure marks --row
+        return
+    notes = copy.notes() if fmt == "txt" else ()
     if lane is not None and col is not None:
         found = layout.source_of(copy, lane, col, cta)
-        if format is TableFormat.json:
+        if fmt == "json":
             record = {"instruction": copy.mnemonic, **answers.landing_record(copy, found)}
             body = records.line({**record, "notes": list(copy.notes())})
-        elif format is TableFormat.csv:
+        elif fmt == "csv":
             body = records.csv_text(answers.csv_header(copy), answers.csv_rows(copy, (found,)))
         else:
             body = answers.source_sentence(copy, found) + "\n"
@@ -89,7 +111,7 @@ def cp(
         return
     if row is not None:
         hits = layout.row_landings(copy, row, word)
-        if format is TableFormat.json:
+        if fmt == "json":
             body = records.line(
                 {
                     "instruction": copy.mnemonic,
@@ -99,22 +121,11 @@ def cp(
                     "notes": list(copy.notes()),
                 }
             )
-        elif format is TableFormat.csv:
+        elif fmt == "csv":
             body = records.csv_text(answers.csv_header(copy), answers.csv_rows(copy, hits))
         else:
             body = answers.row_sentence(copy, row, word, hits) + "\n"
         deliver(body, output, notes)
-        return
-    everything = layout.landings(copy)
-    if format is TableFormat.json:
-        cells = [answers.landing_record(copy, x) for x in everything]
-        deliver(records.document(answers.copy_header(copy), "cells", cells), output)
-    elif format is TableFormat.csv:
-        deliver(records.csv_text(answers.csv_header(copy), answers.csv_rows(copy, everything)), output)
-    else:
-        from tmemviz.cp.views import copy_view
-
-        deliver(copy_view(copy, everything), output, notes)
 
 
 def decompress(
@@ -133,30 +144,15 @@ def decompress(
     elements: Annotated[
         Optional[str], Option("--elements", help="16 element codes instead, e.g. 1,2,0x7,0b0101,...")
     ] = None,
-    format: Annotated[AnswerFormat, Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
+    format: FormatOpt = None,
     output: OutputOpt = None,
+    dpi: DpiOpt = 100,
+    title: TitleOpt = None,
 ) -> None:
     """How tcgen05.cp widens 16 packed 4/6-bit elements into 8-bit containers; a byte calculator."""
-    from tmemviz.cp import answers
-    from tmemviz.cp import decompress as dec
+    from tmemviz import api
 
-    form = dec.get_format(fmt)
-    kind = dec.get_type(form, type)
-    if hex is not None and elements is not None:
-        raise TmemvizError("give either --hex (source bytes) or --elements (element codes), not both")
-    chunk = None
-    if hex is not None:
-        chunk = dec.parse_hex(form, hex)
-    elif elements is not None:
-        chunk = dec.pack(form, dec.parse_codes(form, elements))
-    if format is AnswerFormat.json:
-        record = answers.decompress_record(form, kind, chunk)
-        items = record.pop("elements")
-        deliver(records.document(record, "elements", items), output)
-    else:
-        from tmemviz.cp.views import decompress_view
-
-        deliver(decompress_view(form, kind, chunk), output, (dec.CONTAINER_BASIS,))
+    show(api.decompress(fmt, type=type, hex=hex, elements=elements, title=title), format, output, dpi=dpi)
 
 
 COMMANDS = {"cp": cp, "decompress": decompress}

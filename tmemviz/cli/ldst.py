@@ -10,13 +10,17 @@ from typing import Annotated, Optional
 from tmemviz.cli import complete
 from tmemviz.cli.options import (
     AnswerFormat,
+    Detail,
+    DetailOpt,
+    DpiOpt,
+    FormatOpt,
     LayoutsOpt,
-    TableFormat,
+    OutputOpt,
     TaddrOpt,
+    TitleOpt,
     catalog,
-    deliver,
     questions,
-    terminal_width,
+    show,
 )
 from tmemviz.cli.params import Argument, Option
 from tmemviz.draw import records
@@ -111,30 +115,36 @@ def layout_command(
     red_abs: AbsOpt = False,
     red_nan: NanOpt = False,
     view: Annotated[View, Option("--view", help="grid (lanes x columns) or threads.")] = View.grid,
-    format: Annotated[TableFormat, Option("--format", "-f", help="table, json or csv.")] = TableFormat.table,
-    output: Annotated[
-        Optional[Path],
-        Option("--output", "-o", help="Write to this file (atomically) instead of stdout."),
+    highlight: Annotated[
+        Optional[str], Option("--highlight", help="Figures: threads kept in color, e.g. 0,17; others dimmed.")
     ] = None,
+    format: FormatOpt = None,
+    output: OutputOpt = None,
+    detail: DetailOpt = Detail.auto,
+    dpi: DpiOpt = 100,
+    title: TitleOpt = None,
     layouts: LayoutsOpt = None,
 ) -> None:
     """Show the whole layout of one tcgen05.ld/st: every thread, register, lane and column."""
-    from tmemviz.ldst import views
+    from tmemviz import api
 
-    ins = instruction(
-        layouts, shape, num, pack, split_offset, taddr, warp, op, red, red_type, red_abs, red_nan
+    doc = api.layout(
+        shape,
+        num=num,
+        pack=pack,
+        split_offset=split_offset,
+        taddr=taddr,
+        warp=warp,
+        op=op.value if op else None,
+        red=red,
+        red_type=red_type,
+        red_abs=red_abs,
+        red_nan=red_nan,
+        highlight=highlight,
+        title=title,
+        layouts=layouts,
     )
-    cells = layout.cells(ins)
-    if format is TableFormat.json:
-        deliver(
-            records.document(answers.layout_header(ins), "cells", answers.cell_records(ins, cells)), output
-        )
-    elif format is TableFormat.csv:
-        deliver(records.csv_text(answers.CSV_HEADER, answers.csv_rows(cells)), output)
-    elif view is View.grid:
-        deliver(views.grid_view(ins, cells, terminal_width(output)), output)
-    else:
-        deliver(views.threads_view(ins, cells), output)
+    show(doc, format, output, view=view.value, detail=detail, dpi=dpi)
 
 
 BatchOpt = Annotated[

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import io
-import os
 import sys
 from collections.abc import Callable, Sequence
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
-from tmemviz.catalog import Catalog, ShapeKind, load_catalog
+from tmemviz.api import KINDS as KINDS  # re-exported: the families a SHAPE may name
+from tmemviz.api import catalog as user_catalog
+from tmemviz.catalog import Catalog
 from tmemviz.cli.params import Option
 from tmemviz.cp.shapes import KIND as CP
 from tmemviz.draw.table import View
@@ -18,8 +19,8 @@ from tmemviz.errors import TmemvizError
 from tmemviz.ldst.shapes import KIND as LDST
 from tmemviz.values import parse_int
 
-KINDS: tuple[ShapeKind[Any], ...] = (LDST, CP)
-"""The families whose shape names a SHAPE argument may hold (for "use 'tmemviz cp'" hints)."""
+if TYPE_CHECKING:
+    from tmemviz.draw.document import Document
 
 
 class TableFormat(str, Enum):
@@ -33,6 +34,25 @@ class AnswerFormat(str, Enum):
     json = "json"
 
 
+class Format(str, Enum):
+    """What a showing command writes; ``-o FILE``'s suffix says it too, and the two must agree."""
+
+    table = "table"
+    text = "text"
+    txt = "txt"
+    json = "json"
+    csv = "csv"
+    png = "png"
+    svg = "svg"
+    html = "html"
+
+
+class Detail(str, Enum):
+    auto = "auto"
+    all = "all"
+    schematic = "schematic"
+
+
 TaddrOpt = Annotated[
     Optional[str],
     Option("--taddr", help="taddr as LANE,COL or a 0x address; coordinates become absolute."),
@@ -42,15 +62,72 @@ LayoutsOpt = Annotated[
     Option("--layouts", metavar="DIR", help="Extra shape files (*.yaml); also $TMEMVIZ_LAYOUTS."),
 ]
 OutputOpt = Annotated[
-    Optional[Path], Option("--output", "-o", help="Write to this file (atomically) instead of stdout.")
+    Optional[str],
+    Option(
+        "--output",
+        "-o",
+        help="Write to FILE (atomically): .png/.svg/.html draw the figure, .json/.csv the records, "
+        ".txt the plain table; '-' is stdout (with --format).",
+        metavar="FILE",
+    ),
 ]
+FormatOpt = Annotated[
+    Optional[Format],
+    Option(
+        "--format",
+        "-f",
+        help="table, json, csv, png, svg or html [default: from -o's suffix, else table].",
+        show_default=False,
+        case_sensitive=False,
+    ),
+]
+DetailOpt = Annotated[
+    Detail,
+    Option("--detail", help="Figures: auto (a schematic when the grid is huge), all, or schematic."),
+]
+DpiOpt = Annotated[int, Option("--dpi", help="Figures: resolution of PNG output.")]
+TitleOpt = Annotated[Optional[str], Option("--title", help="Figures: the title [default: the instruction].")]
 
 
 def catalog(layouts: Optional[list[Path]]) -> Catalog:
     """The shipped shape files plus ``$TMEMVIZ_LAYOUTS`` and ``--layouts``, each family read on first use."""
-    dirs: list[str | Path] = [d for d in os.environ.get("TMEMVIZ_LAYOUTS", "").split(os.pathsep) if d]
-    dirs += layouts or []
-    return load_catalog(dirs, KINDS, lazy=True)
+    return user_catalog(layouts)
+
+
+def show(
+    doc: Document,
+    format: Optional[Format],
+    output: Optional[str],
+    *,
+    view: Optional[str] = None,
+    detail: Detail = Detail.auto,
+    dpi: int = 100,
+) -> None:
+    """Print ``doc`` (a colored table, JSON or CSV) or write what ``-o`` and ``--format`` say.
+
+    The format is settled before anything is computed or written, so a contradiction writes
+    nothing; the file is written atomically.
+    """
+    from tmemviz.draw.document import FIGURES, output_format, render
+
+    for warning in doc.warnings:
+        sys.stderr.write(f"tmemviz: warning: {warning}\n")
+    fmt = output_format(output, format.value if format is not None else None, doc)
+    if output is None and fmt in FIGURES:
+        raise TmemvizError(f"a {fmt} figure goes to a file: give -o FILE.{fmt} (or -o - for stdout)")
+    if output is None and fmt == "txt":
+        from tmemviz.draw.document import pick_view
+
+        deliver(pick_view(doc, view)(terminal_width(None)), None, doc.notes)
+        return
+    data = render(doc, fmt, view=view, width=160, detail=detail.value, dpi=dpi)
+    if output is None or output == "-":
+        sys.stdout.buffer.write(data) if fmt in FIGURES else sys.stdout.write(data.decode())
+        sys.stdout.flush()
+        return
+    from tmemviz.files import write_atomic
+
+    write_atomic(Path(output), data)
 
 
 def names_copy(found: Catalog, shape: str) -> bool:
@@ -62,7 +139,7 @@ def names_copy(found: Catalog, shape: str) -> bool:
     return found.find(LDST, head) is None and found.find(CP, head) is not None
 
 
-def deliver(body: str | View, output: Optional[Path], notes: Sequence[str] = ()) -> None:
+def deliver(body: str | View, output: Optional[str | Path], notes: Sequence[str] = ()) -> None:
     """Print to the terminal, or write the text (atomically) to ``output``.
 
     Each note ("where this rests on something other than the PTX text") is one
@@ -93,10 +170,10 @@ def deliver(body: str | View, output: Optional[Path], notes: Sequence[str] = ())
     else:
         from tmemviz.files import write_atomic
 
-        write_atomic(output, body.encode())
+        write_atomic(Path(output), body.encode())
 
 
-def terminal_width(output: Optional[Path]) -> int:
+def terminal_width(output: Optional[str | Path]) -> int:
     """The width a table must fit: the terminal's, or 160 columns when written to a file."""
     if output is not None:
         return 160

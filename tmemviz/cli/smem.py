@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-import sys
 from enum import Enum
 from typing import Annotated, Optional
 
-from tmemviz.cli.options import AnswerFormat, LayoutsOpt, OutputOpt, TableFormat, catalog, deliver
+from tmemviz.cli.options import (
+    Detail,
+    DetailOpt,
+    DpiOpt,
+    FormatOpt,
+    LayoutsOpt,
+    OutputOpt,
+    TitleOpt,
+    deliver,
+    show,
+)
 from tmemviz.cli.params import Argument, Option
 from tmemviz.draw import records
 from tmemviz.errors import TmemvizError
@@ -54,17 +63,18 @@ def smem(
         Optional[str], Option("--offset", help="Which element sits at this byte offset?")
     ] = None,
     cells: CellsOpt = None,
-    format: Annotated[TableFormat, Option("--format", "-f", help="table, json or csv.")] = TableFormat.table,
+    format: FormatOpt = None,
     output: OutputOpt = None,
+    detail: DetailOpt = Detail.auto,
+    dpi: DpiOpt = 100,
+    title: TitleOpt = None,
     layouts: LayoutsOpt = None,
 ) -> None:
     """A canonical shared-memory layout of a tcgen05.mma operand: each element's byte, LBO/SBO, descriptor."""
-    from tmemviz.smem import answers
-    from tmemviz.smem.spelling import resolve_layout
-    from tmemviz.values import parse_int
+    from tmemviz import api
+    from tmemviz.draw.document import output_format
 
-    layout, dense = resolve_layout(
-        catalog(layouts),
+    doc = api.smem(
         major=major,
         swizzle=swizzle,
         dtype=dtype,
@@ -74,31 +84,28 @@ def smem(
         k=k,
         lbo=lbo,
         sbo=sbo,
+        cells=(cells or CellLabel.byte).value,
+        title=title,
+        layouts=layouts,
     )
-    if cells is not None and (format is not TableFormat.table or offset is not None):
-        raise TmemvizError("--cells chooses what the grid shows; it applies to the table view only")
-    if offset is not None:
-        byte = parse_int(offset, "--offset")
-        if format is TableFormat.csv:
-            raise TmemvizError("--offset answers in text or json, not csv")
-        if format is TableFormat.json:
-            deliver(records.line(answers.offset_record(layout, byte)), output)
-        else:
-            deliver(answers.offset_sentence(layout, byte) + "\n", output)
+    fmt = output_format(output, format.value if format else None, doc)
+    if cells is not None and fmt in ("json", "csv"):
+        raise TmemvizError("--cells chooses what the grid shows; it applies to the table and figures only")
+    if offset is None:
+        show(doc, format, output, detail=detail, dpi=dpi)
         return
-    if format is TableFormat.json:
-        deliver(
-            records.document(answers.layout_header(layout), "cells", answers.cell_records(layout)), output
-        )
-    elif format is TableFormat.csv:
-        rows_out = ((r, c, b) for r, c, b in layout.cells())
-        deliver(records.csv_text(answers.CSV_HEADER, rows_out), output)
-    else:
-        from tmemviz.cli.options import terminal_width
-        from tmemviz.smem.views import layout_view
+    from tmemviz.smem import answers
+    from tmemviz.values import parse_int
 
-        view = layout_view(layout, terminal_width(output), (cells or CellLabel.byte).value)
-        deliver(view, output, answers.notes(layout, dense))
+    if cells is not None:
+        raise TmemvizError("--cells chooses what the grid shows; it does not apply to --offset")
+    byte = parse_int(offset, "--offset")
+    if fmt not in ("json", "txt"):
+        raise TmemvizError(f"--offset answers in text or json, not {fmt}")
+    if fmt == "json":
+        deliver(records.line(answers.offset_record(doc.subject, byte)), output)
+    else:
+        deliver(answers.offset_sentence(doc.subject, byte) + "\n", output)
 
 
 def desc(
@@ -124,57 +131,22 @@ def desc(
         Optional[str],
         Option("--lbo-mode", help="Encode: relative (0) or absolute (1) [default: relative]."),
     ] = None,
-    format: Annotated[AnswerFormat, Option("--format", "-f", help="text or json.")] = AnswerFormat.text,
+    format: FormatOpt = None,
     output: OutputOpt = None,
 ) -> None:
     """Decode a tcgen05 shared-memory descriptor into its fields, or encode one from them."""
-    from tmemviz.catalog import load_catalog
-    from tmemviz.smem.descriptor import decode, encode
-    from tmemviz.smem.spelling import parse_descriptor, parse_lbo_mode, swizzle_name
-    from tmemviz.values import parse_int
+    from tmemviz import api
 
-    fields = {
-        "--start-address": start_address,
-        "--lbo": lbo,
-        "--sbo": sbo,
-        "--swizzle": swizzle,
-        "--base-offset": base_offset,
-        "--lbo-mode": lbo_mode,
-    }
-    given = [name for name, v in fields.items() if v is not None]
-    if value is not None and given:
-        raise TmemvizError(f"give either a descriptor to decode or fields to encode, not both ({given[0]})")
-    notes: list[str] = []
-    if value is not None:
-        found = decode(parse_descriptor(value))
-    else:
-        if sbo is None or swizzle is None:
-            raise TmemvizError(
-                "give a descriptor to decode (tmemviz desc 0x...) or, to encode one, --sbo and --swizzle"
-            )
-        _, name = swizzle_name(load_catalog(), swizzle)
-        if lbo is None:
-            notes.append(
-                "LBO not given: encoded 1 (16 bytes), what CUTLASS puts in a field the layout does not use"
-            )
-        found = decode(
-            encode(
-                parse_int(start_address, "--start-address") if start_address is not None else 0,
-                parse_int(lbo, "--lbo") if lbo is not None else None,
-                parse_int(sbo, "--sbo"),
-                name,
-                base_offset if base_offset is not None else 0,
-                parse_lbo_mode(lbo_mode) if lbo_mode is not None else 0,
-            )
-        )
-    for problem in found.problems:
-        sys.stderr.write(f"tmemviz: warning: {problem}\n")
-    if format is AnswerFormat.json:
-        deliver(records.line(found.to_record()), output)
-    else:
-        from tmemviz.smem.views import descriptor_view
-
-        deliver(descriptor_view(found), output, notes)
+    doc = api.desc(
+        value,
+        start_address=start_address,
+        lbo=lbo,
+        sbo=sbo,
+        swizzle=swizzle,
+        base_offset=base_offset,
+        lbo_mode=lbo_mode,
+    )
+    show(doc, format, output)
 
 
 COMMANDS = {"smem": smem, "desc": desc}

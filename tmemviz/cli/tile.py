@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
-import json
 from enum import Enum
-from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
-from tmemviz.cli.options import LayoutsOpt, OutputOpt, TableFormat, TaddrOpt, catalog, deliver, terminal_width
+from tmemviz.cli.options import (
+    Detail,
+    DetailOpt,
+    DpiOpt,
+    FormatOpt,
+    LayoutsOpt,
+    OutputOpt,
+    TaddrOpt,
+    TitleOpt,
+    deliver,
+    show,
+)
 from tmemviz.cli.params import Option
 from tmemviz.draw import records
-from tmemviz.tile.layout import Tile
 
 
 class View(str, Enum):
@@ -39,38 +47,6 @@ StorageOpt = Annotated[
 ]
 
 
-def resolve(
-    layouts: Optional[list[Path]],
-    shape: Optional[str],
-    n: Optional[int],
-    m: int,
-    num: Optional[str],
-    warps: int,
-    dtype: str,
-    storage: Optional[str],
-    taddr: Optional[str],
-) -> Tile:
-    """The tile the options describe (``--shape`` and ``--n`` are required)."""
-    from tmemviz.errors import TmemvizError
-    from tmemviz.tile.spelling import resolve_tile
-
-    if shape is None or n is None:
-        raise TmemvizError(
-            "a tile needs --n and --shape, e.g. 'tmemviz tile --m 128 --n 256 --shape 16x256b'"
-        )
-    return resolve_tile(
-        catalog(layouts),
-        shape=shape,
-        n=n,
-        m=m,
-        num=num,
-        warps=warps,
-        dtype=dtype,
-        storage=storage,
-        taddr=taddr,
-    )
-
-
 def tile(
     n: TileNOpt = None,
     shape: TileShapeOpt = None,
@@ -82,58 +58,53 @@ def tile(
     taddr: TaddrOpt = None,
     m_row: Annotated[Optional[int], Option("--m-row", help="Ask about row m of D.")] = None,
     n_col: Annotated[Optional[int], Option("--n-col", help="Ask about column n of D.")] = None,
-    view: Annotated[View, Option("--view", help="summary (instructions) or grid (D).")] = View.summary,
-    format: Annotated[TableFormat, Option("--format", "-f", help="table, json or csv.")] = TableFormat.table,
+    view: Annotated[Optional[View], Option("--view", help="summary (instructions) or grid (D).")] = None,
+    thread: Annotated[
+        Optional[int],
+        Option("--thread", help="Figures: keep this thread (of every warp, or of --warp) in color."),
+    ] = None,
+    warp: Annotated[Optional[int], Option("--warp", help="Figures: keep this warp in color.")] = None,
+    format: FormatOpt = None,
     output: OutputOpt = None,
+    detail: DetailOpt = Detail.auto,
+    dpi: DpiOpt = 100,
+    title: TitleOpt = None,
     layouts: LayoutsOpt = None,
 ) -> None:
     """Which warp, thread, instruction and register hold each element of an M x N accumulator tile."""
-    from tmemviz.tile import answers
-    from tmemviz.tile.layout import element_at, elements
+    from tmemviz import api
+    from tmemviz.draw.document import output_format
 
-    found = resolve(layouts, shape, n, m, num, warps, dtype, storage, taddr)
-    if m_row is not None and n_col is not None:
-        e = element_at(found, m_row, n_col)
-        if format is TableFormat.json:
+    doc = api.tile(
+        m=m,
+        n=n,
+        shape=shape,
+        num=num,
+        warps=warps,
+        dtype=dtype,
+        storage=storage,
+        taddr=taddr,
+        m_row=m_row,
+        n_col=n_col,
+        thread=thread,
+        warp=warp,
+        title=title,
+        layouts=layouts,
+    )
+    fmt = output_format(output, format.value if format else None, doc)
+    if m_row is not None and n_col is not None and fmt in ("txt", "json", "csv"):
+        from tmemviz.tile import answers
+        from tmemviz.tile.layout import element_at
+
+        e = element_at(doc.subject, m_row, n_col)
+        if fmt == "json":
             deliver(records.line(answers.cell_record(e)), output)
-        elif format is TableFormat.csv:
+        elif fmt == "csv":
             deliver(records.csv_text(answers.CSV_HEADER, answers.csv_rows((e,))), output)
         else:
-            deliver(answers.element_sentence(found, e) + "\n", output)
+            deliver(answers.element_sentence(doc.subject, e) + "\n", output)
         return
-    items = elements(found)
-    if m_row is not None or n_col is not None:
-        if m_row is not None:
-            element_at(found, m_row, 0)  # a clear error for a row outside D
-        if n_col is not None:
-            element_at(found, 0, n_col)
-        items = tuple(e for e in items if e.m == (m_row if m_row is not None else e.m))
-        items = tuple(e for e in items if e.n == (n_col if n_col is not None else e.n))
-    if format is TableFormat.json:
-        deliver(document(answers.header(found), answers.instruction_records(found), items), output)
-    elif format is TableFormat.csv:
-        deliver(records.csv_text(answers.CSV_HEADER, answers.csv_rows(items)), output)
-    else:
-        from tmemviz.tile import views
-
-        if view is View.grid or m_row is not None or n_col is not None:
-            deliver(views.grid_view(found, items, terminal_width(output)), output)
-        else:
-            from tmemviz.ldst.shapes import KIND as LDST
-            from tmemviz.tile.layout import compare
-
-            by_shape = compare(catalog(layouts).shapes(LDST), found)
-            deliver(views.summary_view(found, items, by_shape), output)
-
-
-def document(header: dict[str, Any], instructions: list[dict[str, Any]], items: tuple[Any, ...]) -> str:
-    """The JSON document: header fields, then ``instructions`` and ``cells``, one record per line."""
-    from tmemviz.tile.answers import cell_record
-
-    head = records.document(header, "instructions", instructions)
-    cells = ",\n".join(f"  {json.dumps(cell_record(e))}" for e in items)
-    # records.document closes the object after its list; reopen it to append the cells list.
-    return head[: -len("\n}\n")] + ',\n "cells": [\n' + cells + "\n ]\n}\n"
+    show(doc, format, output, view=view.value if view else None, detail=detail, dpi=dpi)
 
 
 COMMANDS = {"tile": tile}

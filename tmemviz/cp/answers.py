@@ -140,3 +140,26 @@ def decompress_record(fmt: Format, kind: NumberType | None, chunk: bytes | None)
         record["output_hex"] = out.hex()
     record["elements"] = elements
     return record
+
+
+DECOMPRESS_CSV_HEADER = ("index", "src_bits", "col", "byte", "code", "container", "value")
+
+
+def decompress_csv_rows(elements: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """One row per element; ``src_bits`` as ``lo-hi``; code, container and value empty without data.
+
+    >>> decompress_csv_rows([{"index": 0, "src_bits": [0, 3], "col": 0, "byte": 0}])
+    [(0, '0-3', 0, 0, '', '', '')]
+    """
+    return [
+        (
+            e["index"],
+            "-".join(str(b) for b in e["src_bits"]),
+            e["col"],
+            e["byte"],
+            e.get("code", ""),
+            e.get("container", ""),
+            e.get("value", ""),
+        )
+        for e in elements
+    ]

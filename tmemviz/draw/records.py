@@ -12,10 +12,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 
-def document(header: Mapping[str, Any], key: str, items: Iterable[Any]) -> str:
-    """``header``'s fields one per line, then ``key``: a list with one item per line.
+def document(header: Mapping[str, Any], lists: Sequence[tuple[str, Iterable[Any]]]) -> str:
+    """``header``'s fields one per line, then each named list with one item per line.
 
-    >>> print(document({"a": 1}, "cells", [{"x": 0}, {"x": 1}]), end="")
+    >>> print(document({"a": 1}, [("cells", [{"x": 0}, {"x": 1}])]), end="")
     {
      "a": 1,
      "cells": [
@@ -26,9 +26,11 @@ def document(header: Mapping[str, Any], key: str, items: Iterable[Any]) -> str:
     """
     import json  # imported on use: a one-line text answer should not pay for it
 
-    head = [f" {json.dumps(k)}: {json.dumps(v)}," for k, v in header.items()]
-    body = ",\n".join(f"  {json.dumps(item)}" for item in items)
-    return "{\n" + "\n".join(head) + f"\n {json.dumps(key)}: [\n" + body + "\n ]\n}\n"
+    parts = [f" {json.dumps(k)}: {json.dumps(v)}" for k, v in header.items()]
+    for key, items in lists:
+        body = ",\n".join(f"  {json.dumps(item)}" for item in items)
+        parts.append(f" {json.dumps(key)}: [\n" + body + "\n ]")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
 def line(record: Any) -> str:

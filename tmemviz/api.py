@@ -1,0 +1,293 @@
+"""The Python API: one function per command, each returning a :class:`~tmemviz.draw.document.Document`.
+
+Keyword names are the command-line options' (``--split-offset`` is ``split_offset``); values may be
+given as the CLI spells them (``num="x4"``, ``taddr="32,8"``) or as Python values (``num=4``,
+``taddr=(32, 8)``). Bad arguments raise :class:`~tmemviz.errors.TmemvizError` with the sentence the
+CLI prints. The CLI's commands call these same functions::
+
+    >>> import tmemviz
+    >>> ld = tmemviz.layout("16x256b", num=4)
+    >>> ld.which(lane=9, col=5)
+    Record(lane=9, col=5, thread=6, reg=3, half=None)
+    >>> ld.where(thread=6, reg=3)["cells"]
+    [{'lane': 9, 'col': 5}]
+
+Each module a function needs is imported when it is called, so ``import tmemviz`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional, Union
+
+from tmemviz.catalog import ShapeKind
+from tmemviz.cp.shapes import KIND as CP
+from tmemviz.ldst.shapes import KIND as LDST
+
+if TYPE_CHECKING:
+    from tmemviz.catalog import Catalog
+    from tmemviz.draw.document import Document
+
+KINDS: tuple[ShapeKind[Any], ...] = (LDST, CP)
+"""The families whose shape names a SHAPE argument may hold (for "use 'tmemviz cp'" hints)."""
+
+PathLike = Union[str, "os.PathLike[str]"]
+Taddr = Union[str, int, tuple[int, int], None]
+
+
+def catalog(layouts: Optional[Sequence[PathLike]] = None) -> Catalog:
+    """The shipped shape files plus ``$TMEMVIZ_LAYOUTS`` and ``layouts``, each family read on first use."""
+    from tmemviz.catalog import load_catalog
+
+    dirs: list[PathLike] = [d for d in os.environ.get("TMEMVIZ_LAYOUTS", "").split(os.pathsep) if d]
+    dirs += list(layouts or [])
+    return load_catalog(dirs, KINDS, lazy=True)
+
+
+def _text(value: Any) -> Optional[str]:
+    """An option value as the CLI would have read it (None stays None).
+
+    >>> _text(4), _text("x4"), _text(None), _text((32, 8))
+    ('4', 'x4', None, '32,8')
+    """
+    if value is None:
+        return None
+    if isinstance(value, tuple):
+        return ",".join(str(v) for v in value)
+    if isinstance(value, Path):
+        return str(value)
+    return str(value.value if hasattr(value, "value") else value)
+
+
+def layout(
+    shape: str,
+    num: Union[int, str, None] = None,
+    pack: bool = False,
+    split_offset: Optional[int] = None,
+    taddr: Taddr = None,
+    warp: Optional[int] = None,
+    op: Optional[str] = None,
+    red: Optional[str] = None,
+    red_type: Optional[str] = None,
+    red_abs: bool = False,
+    red_nan: bool = False,
+    highlight: Union[str, Sequence[int], None] = None,
+    title: Optional[str] = None,
+    layouts: Optional[Sequence[PathLike]] = None,
+) -> Document:
+    """One tcgen05.ld/st (or ld.red): every thread, register, lane and column (``tmemviz layout``).
+
+    ``op`` is ``"ld"`` or ``"st"`` (default: ld, or what ``shape`` says when it is a PTX line).
+    """
+    from tmemviz.ldst.document import layout_document
+    from tmemviz.ldst.spelling import parse_threads, resolve
+
+    ins = resolve(
+        catalog(layouts),
+        shape,
+        num=_text(num),
+        pack=pack,
+        op=_text(op),
+        split_offset=_text(split_offset),
+        taddr=_text(taddr),
+        warp=_text(warp),
+        red=red,
+        red_type=red_type,
+        red_abs=red_abs,
+        red_nan=red_nan,
+    )
+    if highlight is not None and not isinstance(highlight, str):
+        highlight = ",".join(str(t) for t in highlight)
+    threads = parse_threads(highlight) if highlight else frozenset()
+    return layout_document(ins, highlight=threads, title=title)
+
+
+def pack(op: str = "ld") -> Document:
+    """PTX Figure 193: how ``.pack::16b`` (op ``ld``) or ``.unpack::16b`` (``st``) pair 16-bit halves."""
+    from tmemviz.errors import TmemvizError
+    from tmemviz.ldst.document import pack_document
+
+    if op not in ("ld", "st"):
+        raise TmemvizError(f"op must be ld (.pack::16b) or st (.unpack::16b), got '{op}'")
+    return pack_document(op)
+
+
+def cp(
+    shape: str,
+    multicast: Optional[str] = None,
+    cta_group: Union[int, str, None] = None,
+    decompress: Optional[str] = None,
+    taddr: Taddr = None,
+    row: Optional[int] = None,
+    title: Optional[str] = None,
+    layouts: Optional[Sequence[PathLike]] = None,
+) -> Document:
+    """One tcgen05.cp: where each source row and word lands (``tmemviz cp``); ``row`` is marked."""
+    from tmemviz.cp.document import copy_document
+    from tmemviz.cp.spelling import resolve_copy
+
+    copy = resolve_copy(
+        catalog(layouts),
+        shape,
+        multicast=multicast,
+        cta_group=_text(cta_group),
+        decompress=decompress,
+        taddr=_text(taddr),
+    )
+    return copy_document(copy, row=row, title=title)
+
+
+def decompress(
+    fmt: str,
+    type: Optional[str] = None,
+    hex: Optional[str] = None,
+    elements: Union[str, Sequence[int], None] = None,
+    title: Optional[str] = None,
+) -> Document:
+    """How tcgen05.cp widens 16 packed 4/6-bit elements (``tmemviz decompress``), with values if given."""
+    from tmemviz.cp import decompress as dec
+    from tmemviz.cp.document import decompress_document
+    from tmemviz.errors import TmemvizError
+
+    form = dec.get_format(fmt)
+    kind = dec.get_type(form, type)
+    if hex is not None and elements is not None:
+        raise TmemvizError("give either --hex (source bytes) or --elements (element codes), not both")
+    chunk = None
+    if hex is not None:
+        chunk = dec.parse_hex(form, hex)
+    elif elements is not None:
+        codes = elements if isinstance(elements, str) else ",".join(str(e) for e in elements)
+        chunk = dec.pack(form, dec.parse_codes(form, codes))
+    return decompress_document(form, kind, chunk, title=title)
+
+
+def smem(
+    major: Optional[str] = None,
+    swizzle: Optional[str] = None,
+    dtype: Optional[str] = None,
+    rows: Optional[int] = None,
+    cols: Optional[int] = None,
+    m: Optional[int] = None,
+    k: Optional[int] = None,
+    lbo: Union[int, str, None] = None,
+    sbo: Union[int, str, None] = None,
+    cells: str = "byte",
+    title: Optional[str] = None,
+    layouts: Optional[Sequence[PathLike]] = None,
+) -> Document:
+    """A canonical shared-memory layout of a tcgen05.mma operand (``tmemviz smem``)."""
+    from tmemviz.errors import TmemvizError
+    from tmemviz.smem.document import layout_document
+    from tmemviz.smem.spelling import resolve_layout
+
+    label = _text(cells) or "byte"
+    if label not in ("byte", "chunk"):
+        raise TmemvizError(f"--cells must be byte or chunk, got '{label}'")
+    found, dense = resolve_layout(
+        catalog(layouts),
+        major=major,
+        swizzle=swizzle,
+        dtype=dtype,
+        rows=rows,
+        cols=cols,
+        m=m,
+        k=k,
+        lbo=_text(lbo),
+        sbo=_text(sbo),
+    )
+    return layout_document(found, dense=dense, cells=label, title=title)
+
+
+def desc(
+    value: Union[int, str, None] = None,
+    start_address: Union[int, str, None] = None,
+    lbo: Union[int, str, None] = None,
+    sbo: Union[int, str, None] = None,
+    swizzle: Optional[str] = None,
+    base_offset: Optional[int] = None,
+    lbo_mode: Union[int, str, None] = None,
+) -> Document:
+    """Decode a tcgen05 shared-memory descriptor, or encode one from its fields (``tmemviz desc``)."""
+    from tmemviz.catalog import load_catalog
+    from tmemviz.errors import TmemvizError
+    from tmemviz.smem.descriptor import decode, encode
+    from tmemviz.smem.document import descriptor_document
+    from tmemviz.smem.spelling import parse_descriptor, parse_lbo_mode, swizzle_name
+    from tmemviz.values import parse_int
+
+    fields = {
+        "--start-address": start_address,
+        "--lbo": lbo,
+        "--sbo": sbo,
+        "--swizzle": swizzle,
+        "--base-offset": base_offset,
+        "--lbo-mode": lbo_mode,
+    }
+    given = [name for name, v in fields.items() if v is not None]
+    if value is not None and given:
+        raise TmemvizError(f"give either a descriptor to decode or fields to encode, not both ({given[0]})")
+    if value is not None:
+        return descriptor_document(decode(parse_descriptor(_text(value) or "")))
+    if sbo is None or swizzle is None:
+        raise TmemvizError(
+            "give a descriptor to decode (tmemviz desc 0x...) or, to encode one, --sbo and --swizzle"
+        )
+    _, name = swizzle_name(load_catalog(), swizzle)
+    notes = ()
+    if lbo is None:
+        notes = ("LBO not given: encoded 1 (16 bytes), what CUTLASS puts in a field the layout does not use",)
+    start = parse_int(_text(start_address), "--start-address") if start_address is not None else 0
+    encoded = encode(
+        start,
+        parse_int(_text(lbo), "--lbo") if lbo is not None else None,
+        parse_int(_text(sbo), "--sbo"),
+        name,
+        base_offset if base_offset is not None else 0,
+        parse_lbo_mode(_text(lbo_mode)) if lbo_mode is not None else 0,
+    )
+    return descriptor_document(decode(encoded), notes)
+
+
+def tile(
+    m: int = 128,
+    n: Optional[int] = None,
+    shape: Optional[str] = None,
+    num: Union[int, str, None] = None,
+    warps: int = 4,
+    dtype: str = "f32",
+    storage: Optional[str] = None,
+    taddr: Taddr = None,
+    m_row: Optional[int] = None,
+    n_col: Optional[int] = None,
+    thread: Optional[int] = None,
+    warp: Optional[int] = None,
+    title: Optional[str] = None,
+    layouts: Optional[Sequence[PathLike]] = None,
+) -> Document:
+    """A whole M x N accumulator read by tcgen05.ld (``tmemviz tile``): who holds each D[m][n]."""
+    from tmemviz.errors import TmemvizError
+    from tmemviz.tile.document import tile_document
+    from tmemviz.tile.spelling import resolve_tile
+
+    if shape is None or n is None:
+        raise TmemvizError(
+            "a tile needs --n and --shape, e.g. 'tmemviz tile --m 128 --n 256 --shape 16x256b'"
+        )
+    found = catalog(layouts)
+    tiled = resolve_tile(
+        found,
+        shape=shape,
+        n=n,
+        m=m,
+        num=_text(num),
+        warps=warps,
+        dtype=dtype,
+        storage=storage,
+        taddr=_text(taddr),
+    )
+    return tile_document(
+        tiled, found.shapes(LDST), m_row=m_row, n_col=n_col, thread=thread, warp=warp, title=title
+    )

@@ -1,0 +1,79 @@
+"""A whole accumulator tile as a :class:`~tmemviz.draw.document.Document`."""
+
+from __future__ import annotations
+
+from tmemviz.draw.document import Document, Record
+from tmemviz.ldst.shapes import Shape
+from tmemviz.tile import answers
+from tmemviz.tile.layout import Element, Tile, element_at, elements
+
+
+def tile_document(
+    tile: Tile,
+    shapes: tuple[Shape, ...],
+    *,
+    m_row: int | None = None,
+    n_col: int | None = None,
+    thread: int | None = None,
+    warp: int | None = None,
+    title: str | None = None,
+) -> Document:
+    """Which warp, thread, instruction and register hold each element of ``tile``.
+
+    ``m_row``/``n_col`` keep one row and/or column of D in the records and tables; ``shapes``
+    (every ld shape) lets the summary compare how each would load the tile; ``thread``/``warp``
+    keep those in color in the figure.
+    """
+    if m_row is not None:
+        element_at(tile, m_row, 0)  # a clear error for a row outside D
+    if n_col is not None:
+        element_at(tile, 0, n_col)
+    if thread is not None and not 0 <= thread < 32:
+        from tmemviz.errors import TmemvizError
+
+        raise TmemvizError(f"--thread must be 0..31 (the thread's lane id in its warp), got {thread}")
+    if warp is not None and not 0 <= warp < tile.warps:
+        from tmemviz.errors import TmemvizError
+
+        raise TmemvizError(
+            f"--warp must be 0..{tile.warps - 1} for a tile loaded by {tile.warps} warps, got {warp}"
+        )
+    every = elements(tile)
+    items: tuple[Element, ...] = tuple(
+        e for e in every if (m_row is None or e.m == m_row) and (n_col is None or e.n == n_col)
+    )
+    picked = m_row is not None or n_col is not None
+
+    def figure(detail: str):
+        from tmemviz.tile.figures import tile_spec
+
+        return tile_spec(tile, every, thread=thread, warp=warp, title=title)
+
+    def grid(width: int):
+        from tmemviz.tile import views
+
+        return views.grid_view(tile, items, width)
+
+    def summary(width: int):
+        from tmemviz.tile import views
+        from tmemviz.tile.layout import compare
+
+        return views.summary_view(tile, items, compare(shapes, tile))
+
+    def which(m: int, n: int) -> Record:
+        return Record(answers.cell_record(element_at(tile, m, n)))
+
+    return Document(
+        kind="tile",
+        title=tile.mnemonic,
+        header=answers.header(tile),
+        lists=lambda: (
+            ("instructions", answers.instruction_records(tile)),
+            ("cells", [answers.cell_record(e) for e in items]),
+        ),
+        csv=lambda: (answers.CSV_HEADER, answers.csv_rows(items)),
+        views={"grid": grid, "summary": summary} if picked else {"summary": summary, "grid": grid},
+        figure=figure,
+        subject=tile,
+        which_of=which,
+    )
