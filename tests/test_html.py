@@ -369,7 +369,9 @@ def test_format_option_contradicting_the_suffix_is_refused(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     out = tmp_path / "figure.svg"
-    assert "contradicts the output file" in bad(capsys, "figure", "16x64b", "-o", str(out), "--format", "html")
+    assert "contradicts the output file" in bad(
+        capsys, "figure", "16x64b", "-o", str(out), "--format", "html"
+    )
     assert list(tmp_path.iterdir()) == []
     ok(capsys, "figure", "16x64b", "-o", str(out), "--format", "svg")
     assert out.read_bytes().startswith(b"<?xml")

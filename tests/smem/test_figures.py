@@ -161,6 +161,4 @@ def test_figure_command_dense_tile_and_bad_options(
     assert "No such option: --taddr" in bad(capsys, *base, "--taddr", "0,0", "-o", str(out))
     assert "unexpected extra argument" in bad(capsys, *base[:2], "128B", "-o", str(out))
     assert "--lbo do not go together" in bad(capsys, *base, "--lbo", "16", "-o", str(out))
-    assert "No such option: --major" in bad(
-        capsys, "figure", "16x256b", "--major", "K", "-o", str(out)
-    )
+    assert "No such option: --major" in bad(capsys, "figure", "16x256b", "--major", "K", "-o", str(out))
