@@ -18,14 +18,13 @@ from tmemviz.cli.options import (
     OutputOpt,
     TaddrOpt,
     TitleOpt,
-    catalog,
     questions,
     show,
 )
 from tmemviz.cli.params import Argument, Option
 from tmemviz.draw import records
 from tmemviz.ldst import answers, layout
-from tmemviz.ldst.spelling import parse_half, resolve
+from tmemviz.ldst.spelling import parse_half
 
 
 class View(str, Enum):
@@ -82,21 +81,23 @@ def instruction(
     red_abs: bool = False,
     red_nan: bool = False,
 ) -> layout.Instruction:
-    """The instruction the SHAPE argument and options describe; its warnings go to stderr."""
-    ins = resolve(
-        catalog(layouts),
+    """The instruction the SHAPE argument and options describe (through the API); warnings go to stderr."""
+    from tmemviz import api
+
+    ins: layout.Instruction = api.layout(
         shape,
         num=num,
         pack=pack,
-        op=op.value if op else None,
-        split_offset=str(split_offset) if split_offset is not None else None,
+        split_offset=split_offset,
         taddr=taddr,
-        warp=str(warp) if warp is not None else None,
+        warp=warp,
+        op=op.value if op else None,
         red=red,
         red_type=red_type,
         red_abs=red_abs,
         red_nan=red_nan,
-    )
+        layouts=layouts,
+    ).subject
     for warning in ins.warnings:
         sys.stderr.write(f"tmemviz: warning: {warning}\n")
     return ins

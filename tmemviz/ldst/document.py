@@ -11,14 +11,16 @@ def layout_document(
     ins: Instruction, *, highlight: frozenset[int] = frozenset(), title: str | None = None
 ) -> Document:
     """Every thread, register, lane and column of ``ins``; ``highlight``/``title`` shape its figure."""
+    from functools import cache
+
     from tmemviz.ldst import views
 
-    cells = layout.cells(ins)
+    cells = cache(lambda: layout.cells(ins))  # a one-line answer never needs them all
 
     def figure(detail: str):
         from tmemviz.ldst.figures import layout_spec
 
-        return layout_spec(ins, cells, highlight=highlight, title=title)
+        return layout_spec(ins, cells(), highlight=highlight, title=title)
 
     def which(lane: int, col: int, half: int | str | None = None) -> Record:
         from tmemviz.ldst.spelling import parse_half
@@ -34,11 +36,11 @@ def layout_document(
         kind="layout",
         title=ins.mnemonic,
         header=answers.layout_header(ins),
-        lists=lambda: (("cells", answers.cell_records(ins, cells)),),
-        csv=lambda: (answers.CSV_HEADER, answers.csv_rows(cells)),
+        lists=lambda: (("cells", answers.cell_records(ins, cells())),),
+        csv=lambda: (answers.CSV_HEADER, answers.csv_rows(cells())),
         views={
-            "grid": lambda width: views.grid_view(ins, cells, width),
-            "threads": lambda width: views.threads_view(ins, cells),
+            "grid": lambda width: views.grid_view(ins, cells(), width),
+            "threads": lambda width: views.threads_view(ins, cells()),
         },
         figure=figure,
         warnings=tuple(ins.warnings),
