@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tmemviz"
-FAMILIES = ("ldst", "cp", "smem", "tile")
-ALLOWED = {("tile", "ldst")}
+FAMILIES = ("ldst", "cp", "smem", "tile", "datapath")
+ALLOWED = {("tile", "ldst"), ("tile", "datapath")}
 """Family -> family imports allowed: a tile is many ld instructions, each placed by the ldst mapper
-itself (never a copy of it), so ``tile`` builds on ``ldst``; nothing depends on ``tile``."""
+itself (never a copy of it), so ``tile`` builds on ``ldst``; and its D sits where the tcgen05.mma
+data-path layout (A-G) puts it, so ``tile`` builds on ``datapath``; nothing depends on ``tile``."""
 PRESENTATION = ("typer", "rich", "matplotlib")
 MAX_LINES = 400
 

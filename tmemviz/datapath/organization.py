@@ -107,6 +107,29 @@ def place(path: DataPath, n_total: int, m: int, n: int, offset: int = 0) -> Plac
     return Place(cta, r + path.rows * part, col)
 
 
+def unplace(
+    path: DataPath, n_total: int, cta: int, lane: int, col: int, offset: int = 0
+) -> tuple[int, int] | None:
+    """The (m, n) of D held at ``lane``/``col`` (column in elements from D's first) of CTA ``cta``, or None.
+
+    The inverse of :func:`place`:
+
+    >>> from tmemviz.datapath.shapes import shipped_path
+    >>> unplace(shipped_path("B"), 256, 1, 70, 72), unplace(shipped_path("F"), 64, 0, 33, 3, offset=16)
+    ((70, 200), None)
+    """
+    if path.placement == "full":
+        return cta * path.rows + lane, col
+    if path.placement == "half":
+        band, i = divmod(lane, 32)
+        i -= offset
+        if not 0 <= i < HALF_LANES:
+            return None
+        return cta * path.rows + HALF_LANES * band + i, col
+    part, r = divmod(lane, path.rows)
+    return cta * path.rows + r, part * (n_total // path.parts) + col
+
+
 def columns(path: DataPath, n_total: int) -> int:
     """TMEM columns D occupies in each CTA (a folded layout uses N/parts)."""
     return n_total // path.parts if path.placement == "folded" else n_total

@@ -56,7 +56,7 @@ def tile_document(
 
     def summary(width: int):
         from tmemviz.tile import views
-        from tmemviz.tile.layout import compare
+        from tmemviz.tile.contiguity import compare
 
         return views.summary_view(tile, items, compare(shapes, tile))
 

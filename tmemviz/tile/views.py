@@ -8,7 +8,8 @@ from __future__ import annotations
 from tmemviz.draw.palette import thread_color
 from tmemviz.draw.table import BOLD, DIM, ITALIC, Cell, Column, Styled, Table, View, on
 from tmemviz.tile.answers import n_ranges, plan_lines, ranges_text, short_statement, taddr_operand
-from tmemviz.tile.layout import Element, Tile, runs
+from tmemviz.tile.contiguity import runs
+from tmemviz.tile.layout import Element, Tile
 from tmemviz.tmem import span_text
 
 HALF_SUFFIX = {None: "", 0: ".lo", 1: ".hi"}
