@@ -266,6 +266,10 @@ def tile(
     warp: Optional[int] = None,
     title: Optional[str] = None,
     layouts: Optional[Sequence[PathLike]] = None,
+    cta_group: int = 1,
+    ws: bool = False,
+    sparse: bool = False,
+    lane_offset: Optional[int] = None,
 ) -> Document:
     """A whole M x N accumulator read by tcgen05.ld (``tmemviz tile``): who holds each D[m][n]."""
     from tmemviz.errors import TmemvizError
@@ -287,6 +291,10 @@ def tile(
         dtype=dtype,
         storage=storage,
         taddr=_text(taddr),
+        cta_group=cta_group,
+        sparse=sparse,
+        ws=ws,
+        lane_offset=lane_offset,
     )
     return tile_document(
         tiled, found.shapes(LDST), m_row=m_row, n_col=n_col, thread=thread, warp=warp, title=title
