@@ -26,7 +26,9 @@ def test_done_when_summary(capsys: pytest.CaptureFixture[str], plain_terminal: N
 
 def test_done_when_question(capsys: pytest.CaptureFixture[str]) -> None:
     out = ok(capsys, *DONE_WHEN, "--m-row", "37", "--n-col", "5")
-    assert out.startswith("D[37][5] of the 128 x 256 f32 tile (layout D, 16x256b.x32, 4 warps) is held by warp 1, ")
+    assert out.startswith(
+        "D[37][5] of the 128 x 256 f32 tile (layout D, 16x256b.x32, 4 warps) is held by warp 1, "
+    )
     assert "thread 22, instruction i0, register r1; TMEM lane 37, column 5;" in out
     assert out.rstrip().endswith("[taddr+0x00200000];")
     record = json.loads(ok(capsys, *DONE_WHEN, "--m-row", "37", "--n-col", "5", "-f", "json"))
@@ -127,7 +129,10 @@ def test_summaries_say_the_split(capsys: pytest.CaptureFixture[str], plain_termi
         (("--n", "63", "--shape", "32x32b", "--dtype", "bf16"), "a 16-bit tile needs an even N"),
         (("--n", "64", "--shape", "32x32b", "--warps", "2"), "--warps must be 4 or 8"),
         (("--n", "64", "--shape", "32x32b", "--m", "64"), "(half the data path), so .32x32b would also read"),
-        (("--n", "64", "--shape", "32x32b", "--m", "256"), "no data-path layout for M=256 with .cta_group::1"),
+        (
+            ("--n", "64", "--shape", "32x32b", "--m", "256"),
+            "no data-path layout for M=256 with .cta_group::1",
+        ),
         (("--n", "64", "--shape", "16x256b.x4"), "--shape takes a bare shape"),
         (("--n", "64", "--shape", "16x265b"), "unknown shape '16x265b'"),
         (("--n", "64", "--shape", "32x32b", "--dtype", "e4m3"), "unknown dtype 'e4m3'"),
