@@ -125,6 +125,20 @@ def element_sentence(tile: Tile, e: Element) -> str:
     )
 
 
+def notes(tile: Tile) -> tuple[str, ...]:
+    """What the data-path layout's file says a user should know (sources that disagree included)."""
+    path = tile.path
+    out = list(path.notes)
+    if path.placement != "folded" and not tile.ws and tile.n not in path.legal_n():
+        out.append(
+            f"N={tile.n} is not one MMA's N for layout {path.name} ({path.describe_n()}): read as several "
+            "MMAs side by side, which this layout places column by column the same way"
+        )
+    if path.n_source:
+        out.append(f"legal N: {path.n_source}")
+    return tuple(out)
+
+
 # Records: what --format json / csv print.
 
 

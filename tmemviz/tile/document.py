@@ -74,6 +74,7 @@ def tile_document(
         csv=lambda: (answers.CSV_HEADER, answers.csv_rows(items)),
         views={"grid": grid, "summary": summary} if picked else {"summary": summary, "grid": grid},
         figure=figure,
+        notes=answers.notes(tile),
         subject=tile,
         which_of=which,
     )
