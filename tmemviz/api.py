@@ -299,3 +299,28 @@ def tile(
     return tile_document(
         tiled, found.shapes(LDST), m_row=m_row, n_col=n_col, thread=thread, warp=warp, title=title
     )
+
+
+def datapath(
+    letter: Optional[str] = None,
+    n: Optional[int] = None,
+    lane_offset: Optional[int] = None,
+    title: Optional[str] = None,
+    layouts: Optional[Sequence[PathLike]] = None,
+) -> Document:
+    """The tcgen05.mma data-path layouts (``tmemviz datapath``): the table of A-G, or for one ``letter``
+    where D[m][n] lives and the taddr each warp uses (``where(m=..., n=...)``)."""
+    from tmemviz.datapath.answers import organize
+    from tmemviz.datapath.document import organization_document, table_document
+    from tmemviz.datapath.shapes import KIND as DATAPATH
+    from tmemviz.errors import TmemvizError
+
+    found = catalog(layouts)
+    if letter is None:
+        if n is not None or lane_offset is not None:
+            raise TmemvizError(
+                "--n and --lane-offset apply to one layout: give its letter, e.g. 'tmemviz datapath F'"
+            )
+        return table_document(found.shapes(DATAPATH), title=title)
+    path = found.get(DATAPATH, letter.strip().upper())
+    return organization_document(organize(path, n, lane_offset), title=title)
