@@ -57,7 +57,7 @@ def test_every_data_path_layout_statements_assemble(ptxas: str, tmp_path: Path, 
     for m, cta_group, ws, sparse, offset in layouts:
         for shape in ("32x32b", "16x64b", "16x128b", "16x256b", "16x32bx2"):
             if (offset or (m == 64 and not ws) or sparse) and shape == "32x32b":
-                continue  # half the data path: refused, see tests/tile/test_datapath.py
+                continue  # half the data path: refused, see tests/tile/test_layouts_a_to_g.py
             for warps in (4, 8):
                 tile = make_tile(
                     catalog.get(LDST, shape),

@@ -164,23 +164,34 @@ def _frames(
     return tuple(outlines), tuple(notes)
 
 
-GALLERY = (("16x256b", 64, "f32"), ("32x32b", 128, "bf16"))
-"""The epilogue tiles the gallery draws: (shape, N, dtype), M = 128, 4 warps, default .num."""
+GALLERY = (
+    ("16x256b", 64, "f32", {}),
+    ("32x32b", 128, "bf16", {}),
+    ("16x32bx2", 32, "f32", {"m": 64}),
+    ("32x32b", 64, "f32", {"m": 32, "ws": True}),
+)
+"""The epilogue tiles the gallery draws: (shape, N, dtype, MMA), 4 warps, default .num; the MMA
+defaults to M = 128, .cta_group::1 (layout D); M = 64 is layout F, M = 32 with .ws layout G."""
 
 
 def gallery_entries(catalog: Catalog) -> list[GalleryEntry]:
-    """A 128 x 64 f32 tile loaded with .16x256b, and a 128 x 128 bf16 tile with .32x32b."""
+    """128 x 64 f32 with .16x256b, 128 x 128 bf16 with .32x32b, and layouts F and G."""
+    from tmemviz.datapath.shapes import KIND as DATAPATH
+
     out: list[GalleryEntry] = []
-    for name, n, dtype in GALLERY:
+    for name, n, dtype, mma in GALLERY:
         shape = catalog.get(LDST, name)
-        tile = make_tile(shape, n, dtype=dtype)
+        tile = make_tile(shape, n, dtype=dtype, paths=catalog.shapes(DATAPATH), **mma)  # type: ignore[arg-type]
         figure = f"after Figure {shape.ptx_figure}" if shape.ptx_figure is not None else "-"
         note = f"{tile.m} x {n} {dtype} accumulator, 4 warps, {len(tile.issued_by(0))} instructions per warp"
         if tile.storage == "packed":
             note += ", two elements per TMEM column"
+        suffix = "" if tile.layout == "D" else f".{tile.layout}"
+        if tile.layout != "D":
+            note += f", data-path layout {tile.layout}"
         out.append(
             GalleryEntry(
-                f"tile.{tile.m}x{n}.{dtype}.{name}",
+                f"tile.{tile.m}x{n}.{dtype}.{name}{suffix}",
                 f"`{tile.mnemonic}`",
                 figure,
                 note,
