@@ -75,7 +75,13 @@ def test_thread_highlight_dims_the_rest(catalog: Catalog) -> None:
 
 def test_gallery_entries(catalog: Catalog) -> None:
     entries = {e.name: e for e in gallery_entries(catalog)}
-    assert list(entries) == ["tile.128x64.f32.16x256b", "tile.128x128.bf16.32x32b"]
+    assert list(entries) == [
+        "tile.128x64.f32.16x256b",
+        "tile.128x128.bf16.32x32b",
+        "tile.64x32.f32.16x32bx2.F",
+        "tile.32x64.f32.32x32b.G",
+    ]
+    assert len(entries["tile.64x32.f32.16x32bx2.F"].build().boxes) == 64 * 32
     assert entries["tile.128x64.f32.16x256b"].instruction == "`tcgen05.ld.sync.aligned.16x256b.x8.b32`"
     assert entries["tile.128x128.bf16.32x32b"].instruction == "`tcgen05.ld.sync.aligned.32x32b.x64.b32`"
     assert len(entries["tile.128x64.f32.16x256b"].build().boxes) == 128 * 64
@@ -106,3 +112,31 @@ def test_figure_tile_refusals(
     capsys: pytest.CaptureFixture[str], args: tuple[str, ...], message: str
 ) -> None:
     assert message in bad(capsys, "figure", *args, "-o", "x.svg")
+
+
+def test_big_tiles_are_schematics_within_budget(tmp_path: Path) -> None:
+    """P13 targets for a 128 x 256 tile: PNG <= 1 MB, SVG/HTML <= 2 MB; blocks tile D exactly once."""
+    import tmemviz
+
+    for args in ({}, {"m": 256, "cta_group": 2}, {"m": 64, "lane_offset": 16}, {"m": 32, "ws": True}):
+        doc = tmemviz.tile(n=256, shape="16x256b" if args.get("m") != 64 else "16x32bx2", **args)
+        spec = doc.figure("auto")
+        (panel,) = spec.panels
+        area: dict[tuple[int, int], int] = {}
+        for box in panel.boxes:
+            for m in range(int(box.y), int(box.y + box.h)):
+                for n in range(int(box.x), int(box.x + box.w)):
+                    area[(m, n)] = area.get((m, n), 0) + 1
+        m_total = args.get("m", 128)
+        assert sorted(area) == [(m, n) for m in range(m_total) for n in range(256)]
+        assert set(area.values()) == {1}
+        assert len(panel.boxes) <= 64
+        assert "Samples: D[0][0] = " in spec.caption
+    doc = tmemviz.tile(n=256, shape="16x256b")
+    for suffix, limit in (("png", 1 << 20), ("svg", 2 << 20), ("html", 2 << 20)):
+        path = doc.save(tmp_path / f"t.{suffix}")
+        assert path.stat().st_size <= limit
+    assert (
+        len(doc.figure("all").panels[0].boxes) + sum(len(p.boxes) for p in doc.figure("all").panels[1:])
+        == 128 * 256
+    )
