@@ -1,4 +1,4 @@
-"""tcgen05.shift: the implicit .31x256b shape, which lanes' 32-byte elements move down, spellings, views, figures."""
+"""tcgen05.shift: the implicit .31x256b shape, which lane each 32-byte element moves to, views, figures."""
 
 from tmemviz.entry import answer_when_called
 

@@ -41,12 +41,14 @@ COLUMNS_NOTE = (
     "the PTX text names 32-byte elements but not their columns; tmemviz reads them as the {cols} "
     "columns at taddr's column ({first}..{last}) and the text states no column alignment"
 )
-DOWN_NOTE = "'down' is read as toward higher lanes (row i to row i+1), as PTX's TMEM figures draw lane 0 on top"
+DOWN_NOTE = (
+    "'down' is read as toward higher lanes (row i to row i+1), as PTX's TMEM figures draw lane 0 on top"
+)
 
 
 @dataclass(frozen=True)
 class Address:
-    """The operand ``[register+immediate]``; the immediate adds lane ``imm >> 16``, column ``imm & 0xFFFF``."""
+    """The operand ``[register+imm]``; the immediate adds lane ``imm >> 16``, column ``imm & 0xFFFF``."""
 
     register: str = "taddr"
     immediate: int = 0
@@ -206,7 +208,9 @@ def moves(shift: Shift) -> tuple[Move, ...]:
     lane0, col = shift.taddr
     step, cols = shift.shape.step, shift.shape.cols
     return tuple(
-        Move(cta, lane0 + i, lane0 + i + step, col, cols) for cta in shift.ctas for i in range(shift.shape.rows)
+        Move(cta, lane0 + i, lane0 + i + step, col, cols)
+        for cta in shift.ctas
+        for i in range(shift.shape.rows)
     )
 
 

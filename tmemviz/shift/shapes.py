@@ -61,9 +61,7 @@ class ShiftShape:
 
 def load_shift_shapes(files: Sequence[Path]) -> tuple[ShiftShape, ...]:
     """Read and validate every shift shape file; a name or alias may be defined once."""
-    return tuple(
-        load_unique(files, load_shift_shape, lambda s: (s.name, *s.aliases), "'ptx_name'/'aliases'")
-    )
+    return tuple(load_unique(files, load_shift_shape, lambda s: (s.name, *s.aliases), "'ptx_name'/'aliases'"))
 
 
 KIND: ShapeKind[ShiftShape] = ShapeKind(

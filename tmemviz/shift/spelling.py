@@ -19,7 +19,7 @@ from tmemviz.shift.shapes import KIND
 from tmemviz.tmem import parse_taddr
 
 IMPLICIT = "31x256b"
-"""The one shape of tcgen05.shift, never written in PTX (Data Movement Shape table: ``.31x256b (implicit)``)."""
+"""The one shape of tcgen05.shift, never written in PTX (Data Movement Shape table: implicit)."""
 EXAMPLE = "tcgen05.shift.cta_group::1.down [taddr];"
 _GUARD = re.compile(r"^@!?%?[\w$]+\s+")
 _OPERAND = re.compile(r"^\[\s*(%?[A-Za-z_$][\w$]*)\s*(?:\+\s*(0[xX][0-9a-fA-F]+|\d+)\s*)?\]$")
