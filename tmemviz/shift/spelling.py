@@ -110,6 +110,17 @@ def _slot(token: str) -> str:
     )
 
 
+def names_shift(text: str) -> bool:
+    """Whether ``text`` is a tcgen05.shift line (after any guard), for commands that take any instruction.
+
+    >>> names_shift("@%p1 tcgen05.shift.down.cta_group::1 [%r2];"), names_shift("16x256b")
+    (True, False)
+    """
+    line = " ".join(text.split())
+    m = _GUARD.match(line)
+    return line[m.end() if m else 0 :].lower().startswith("tcgen05.shift")
+
+
 def parse_cta_group(text: str | int) -> int:
     """``1``, ``2`` or ``cta_group::2``.
 
