@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
+from tmemviz.cli import complete
 from tmemviz.cli.options import (
     Detail,
     DetailOpt,
@@ -29,6 +30,7 @@ InstructionArg = Annotated[
         ),
         metavar="INSTRUCTION",
         show_default=False,
+        autocompletion=complete.shift_names,
     ),
 ]
 

@@ -71,21 +71,21 @@ def shift_view(shift: Shift) -> View:
 def shift_shapes_view(shapes: tuple[ShiftShape, ...]) -> View:
     """The tcgen05.shift shapes (one, implicit) for ``tmemviz shapes``."""
     columns = (
-        Column("shift shape"),
+        Column("shift shape", no_wrap=True),
         Column("rows moved", justify="right"),
-        Column("bits per row", justify="right"),
+        Column("bits", justify="right"),
         Column("lanes", justify="right"),
         Column("taddr lane", no_wrap=True),
-        Column("written in PTX"),
+        Column("written as"),
     )
     rows = tuple(
         (
-            s.name,
+            f"{s.name} (implicit)",
             str(s.rows),
             str(s.row_bits),
             str(s.lanes),
-            f"multiple of {s.lane_alignment}",
-            Styled("no (implicit): tcgen05.shift.cta_group::N.down", DIM),
+            f"x {s.lane_alignment}",
+            Styled("tcgen05.shift.cta_group::N.down", DIM),
         )
         for s in shapes
     )
