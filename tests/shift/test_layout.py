@@ -40,7 +40,7 @@ def test_every_taddr_lane(lane: int, group: int) -> None:
 @pytest.mark.parametrize("col", range(512))
 def test_every_taddr_column(col: int) -> None:
     if col + 8 > 512:
-        with pytest.raises(TmemvizError, match="must be 0..504"):
+        with pytest.raises(TmemvizError, match=r"must be 0\.\.504"):
             make_shift(SHAPE, 1, base=(96, col))
         return
     assert [tuple(m) for m in moves(make_shift(SHAPE, 1, base=(96, col)))] == oracle(96, col, 1)
@@ -64,9 +64,9 @@ def test_moves_are_a_bijection_of_31_rows_one_lane_down(group: int) -> None:
 
 def test_lanes_and_ctas_outside_the_shift_are_refused() -> None:
     shift = make_shift(SHAPE, 1, base=(32, 0))
-    with pytest.raises(TmemvizError, match="lane 31 is outside the shifted matrix, lanes 32..63"):
+    with pytest.raises(TmemvizError, match=r"lane 31 is outside the shifted matrix, lanes 32\.\.63"):
         goes_to(shift, 31)
-    with pytest.raises(TmemvizError, match="only with .cta_group::2"):
+    with pytest.raises(TmemvizError, match=r"only with \.cta_group::2"):
         held_after(shift, 40, cta=1)
 
 
