@@ -59,7 +59,7 @@ def lanes_view(shift: Shift) -> Table:
         Column("after", no_wrap=True),
         Column("element goes to", no_wrap=True),
     )
-    title = f"columns {c0}..{c1} of lanes {first}..{last}{ctas}: whose element each lane holds"
+    title = f"lanes {first}..{last}, columns {c0}..{c1}{ctas}: whose element each lane holds"
     return Table(columns, tuple(rows), title=title, title_justify="left", show_edge=False)
 
 
