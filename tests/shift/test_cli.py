@@ -75,6 +75,21 @@ def test_address_immediates_count(
     assert any("imm >> 16" in n for n in doc["notes"])
 
 
+def test_negative_and_absolute_addresses(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads(
+        ok(capsys, "shift", "tcgen05.shift.cta_group::1.down [%r2+-4];", "--taddr", "32,8", "-f", "json")
+    )
+    assert doc["taddr"] == {"lane": 32, "col": 4} and doc["address"]["immediate"] == -4
+    doc = json.loads(ok(capsys, "shift", "tcgen05.shift.cta_group::2.down [0x200008];", "-f", "json"))
+    assert doc["coordinates"] == "absolute" and doc["address"]["register"] is None
+    assert doc["taddr"] == {"lane": 32, "col": 8} and doc["moves"][-1]["to"]["lane"] == 63
+    assert "absolute address" in bad(
+        capsys, "shift", "tcgen05.shift.cta_group::1.down [0];", "--taddr", "0,0"
+    )
+    assert "give --taddr" in bad(capsys, "shift", "tcgen05.shift.cta_group::1.down [%r2+-4];")
+    assert "not a multiple of 32" in bad(capsys, "shift", "tcgen05.shift.cta_group::1.down [0x100000];")
+
+
 def test_table_says_what_is_left_open(capsys: pytest.CaptureFixture[str], plain_terminal: None) -> None:
     out = ok(capsys, "shift", SYNTAX, "--taddr", "32,8")
     assert "lanes 32..62 move down one lane to 33..63, columns 8..15" in out
@@ -138,7 +153,8 @@ def test_the_figure_draws_each_row_in_its_new_lane() -> None:
         ("tcgen05.shift.cta_group::3.down [t];", "must be 1 or 2"),
         ("tcgen05.shift.cta_group::1.down.31x256b [t];", "31x256b is implicit"),
         ("tcgen05.shift.cta_group::1.down [t], [u];", "takes one operand"),
-        ("tcgen05.shift.cta_group::1.down [t-4];", "takes one operand"),
+        ("tcgen05.shift.cta_group::1.down [t-4];", "is not an address PTX allows"),  # ptxas: syntax error
+        ("tcgen05.shift.cta_group::1.down %r2;", "takes one operand"),
         ("tcgen05.cp.cta_group::1.128x256b [t], d;", "use 'tmemviz cp'"),
         ("tcgen05.ld.sync.aligned.32x32b.x1.b32 {r}, [t];", "use 'tmemviz layout'"),
         ("mov.b32 %r1, 0;", "is not a tcgen05.shift instruction"),

@@ -26,9 +26,22 @@ def shifts(group: int) -> list[Shift]:
     return [make_shift(builtin(), group, Address("%r2", imm)) for imm in IMMEDIATES]
 
 
+def others(group: int) -> list[Shift]:
+    """A negative immediate and an absolute [imm] address (ptxas takes both)."""
+    return [
+        make_shift(builtin(), group, Address("%r2", -4), base=(32, 8)),
+        make_shift(builtin(), group, Address(None, 0x200008)),
+    ]
+
+
 @pytest.mark.parametrize("group", [1, 2])
 def test_every_emitted_line_and_both_orders_assemble(ptxas: str, tmp_path: Path, group: int) -> None:
-    lines = [dialects.ptx(s).code or "" for s in shifts(group)]
+    lines = [dialects.ptx(s).code or "" for s in [*shifts(group), *others(group)]]
+    # [imm] is emitted with the address in a register: ptxas 13.0 crashes on the absolute form.
+    assert lines[-2:] == [
+        f"tcgen05.shift.cta_group::{group}.down [%r0+-4];",
+        f"tcgen05.shift.cta_group::{group}.down [%r0];",
+    ]
     assert lines[0] == f"tcgen05.shift.cta_group::{group}.down [%r0];"
     # The reader's inputs, in both qualifier orders and as compilers print them, assemble as written.
     written = [
@@ -66,7 +79,10 @@ def test_cuda_wrappers_and_cccl_calls_compile(nvcc: str, tmp_path: Path, group: 
     for i, w in enumerate(wrappers):
         bodies.append(w.replace(f"tcgen05_shift_down_cta{group}(", f"shift{i}("))
     calls = "\n".join(f"  shift{i}(taddr);" for i in range(len(bodies)))
-    cccl = "\n".join(f"  {dialects.cccl(s).code}" for s in shifts(group))
+    cccl = "\n".join(f"  {dialects.cccl(s).code}" for s in [*shifts(group), *others(group)])
+    absolute = dialects.cuda(others(group)[1]).code or ""
+    bodies.append(absolute.replace(f"tcgen05_shift_down_cta{group}(", "absolute("))
+    calls += "\n  absolute(0x200008u);"
     source = (
         "#include <cstdint>\n#include <cuda/ptx>\n"
         + "\n".join(bodies)

@@ -33,7 +33,7 @@ def ptx(shift: Shift) -> Code:
     other = shift.mnemonic.replace(
         f".cta_group::{shift.cta_group}.down", f".down.cta_group::{shift.cta_group}"
     )
-    notes = (TARGET, ONE_GROUP, f"the PTX example's order {other} assembles too")
+    notes = (TARGET, ONE_GROUP, f"the PTX example's order {other} assembles too", *_absolute(shift))
     return Code("ptx", shift.statement("%r0"), notes)
 
 
@@ -45,13 +45,26 @@ def cuda(shift: Shift) -> Code:
         f"__device__ __forceinline__ void {name}(uint32_t taddr) {{\n"
         f'  asm volatile("{shift.statement("%0")}" :: "r"(taddr) : "memory");\n}}'
     )
-    return Code("cuda", body, ("needs #include <cstdint>", "compiles for sm_100a"))
+    return Code("cuda", body, ("needs #include <cstdint>", "compiles for sm_100a", *_absolute(shift)))
+
+
+def _absolute(shift: Shift) -> tuple[str, ...]:
+    """For an ``[imm]`` operand: the register form is emitted, because ptxas 13.0 crashes on the other."""
+    if not shift.address.absolute:
+        return ()
+    imm = shift.address.immediate
+    return (f"taddr = 0x{imm:x} (the line's absolute [{imm}]); ptxas 13.0 crashes on tcgen05.shift [imm]",)
 
 
 def cccl(shift: Shift) -> Code:
     """The ``cuda::ptx`` call (``#include <cuda/ptx>``); an address immediate is added to taddr."""
     imm = shift.address.immediate
-    operand = f"taddr + 0x{imm:x}u" if imm else "taddr"
+    if shift.address.absolute:
+        operand = f"0x{imm:x}u"
+    elif imm:
+        operand = f"taddr + 0x{imm:x}u" if imm > 0 else f"taddr - 0x{-imm:x}u"
+    else:
+        operand = "taddr"
     call = f"cuda::ptx::tcgen05_shift_down(cuda::ptx::cta_group_{shift.cta_group}, {operand});"
     return Code("cccl", call, ("the CCCL of CUDA 13.0 emits tcgen05.shift only for sm_100a and sm_101a",))
 
@@ -71,8 +84,10 @@ def cute_dsl(shift: Shift) -> Code:
         "from cutlass.experimental import primitives as prims (nvidia-cutlass-dsl 4.8.1; experimental)",
         "taddr is an LLVM pointer into tensor memory (address space 6)",
     )
-    if shift.address.immediate:
-        notes += (f"add the immediate 0x{shift.address.immediate:x} to the address first",)
+    if shift.address.absolute:
+        notes += _absolute(shift)
+    elif shift.address.immediate:
+        notes += (f"add the immediate {shift.address.immediate} to the address first",)
     return Code("cute-dsl", call, notes)
 
 

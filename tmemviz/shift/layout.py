@@ -48,22 +48,51 @@ DOWN_NOTE = (
 
 @dataclass(frozen=True)
 class Address:
-    """The operand ``[register+imm]``; the immediate adds lane ``imm >> 16``, column ``imm & 0xFFFF``."""
+    """The operand ``[register+imm]`` (``register`` None: ``[imm]``, an absolute address).
 
-    register: str = "taddr"
+    The immediate adds lane ``imm >> 16`` and column ``imm & 0xFFFF`` to the register's
+    address: a 32-bit add of TMEM addresses (PTX 9.7.16.2 puts the lane in bits 31:16).
+    """
+
+    register: str | None = "taddr"
     immediate: int = 0
 
     @property
+    def absolute(self) -> bool:
+        return self.register is None
+
+    @property
     def offset(self) -> tuple[int, int]:
-        """(lanes, columns) the immediate adds to the register's address.
+        """(lanes, columns) a non-negative immediate adds to the register's address.
 
         >>> Address("%r2", 0x200008).offset
         (32, 8)
         """
-        return self.immediate >> LANE_SHIFT, self.immediate & 0xFFFF
+        value = self.immediate & 0xFFFFFFFF
+        return value >> LANE_SHIFT, value & 0xFFFF
+
+    def plus(self, base: tuple[int, int]) -> tuple[int, int]:
+        """The (lane, column) of ``base`` + the immediate, added as 32-bit addresses.
+
+        >>> Address("%r2", -4).plus((32, 8)), Address("%r2", 0xFFF8).plus((32, 8))
+        ((32, 4), (33, 0))
+        """
+        value = ((base[0] << LANE_SHIFT | base[1]) + self.immediate) & 0xFFFFFFFF
+        return value >> LANE_SHIFT, value & 0xFFFF
+
+    @property
+    def name(self) -> str:
+        """What the operand is called in sentences: the register, or ``the address``."""
+        return self.register or "the address"
 
     def operand(self, register: str | None = None) -> str:
-        """``%r0+2097160`` (ptxas's own spelling of ``[reg+imm]``), or just the register."""
+        """``%r0+2097160`` (ptxas's own spelling of ``[reg+imm]``), the register, or ``[imm]``'s value.
+
+        An absolute address given a ``register`` becomes that register (which must hold it):
+        ptxas 13.0 crashes on tcgen05.shift with ``[imm]`` in a plain kernel.
+        """
+        if self.register is None:
+            return register or str(self.immediate)
         reg = register or self.register
         return f"{reg}+{self.immediate}" if self.immediate else reg
 
@@ -100,13 +129,12 @@ class Shift:
     @property
     def taddr(self) -> tuple[int, int]:
         """The (lane, column) the instruction addresses: register plus immediate."""
-        lane0, col0 = self.base if self.base is not None else (0, 0)
-        dl, dc = self.address.offset
-        return lane0 + dl, col0 + dc
+        return self.address.plus(self.base if self.base is not None else (0, 0))
 
     @property
     def relative(self) -> bool:
-        return self.base is None
+        """Coordinates relative to the register: no ``--taddr`` and a register in the operand."""
+        return self.base is None and not self.address.absolute
 
     @property
     def ctas(self) -> range:
@@ -132,18 +160,25 @@ class Shift:
             COLUMNS_NOTE.format(cols=self.shape.cols, first=first, last=last),
             DOWN_NOTE,
         ]
-        if self.address.immediate:
+        imm = self.address.immediate
+        if imm and not self.address.absolute:
             dl, dc = self.address.offset
             out.append(
-                f"the address immediate {self.address.immediate} (0x{self.address.immediate:x}) adds "
-                f"lane {dl} (imm >> 16) and column {dc} (imm & 0xFFFF) to {self.address.register}"
+                f"the address immediate {imm} ({imm & 0xFFFFFFFF:#x}) adds lane {dl} (imm >> 16) and "
+                f"column {dc} (imm & 0xFFFF) to {self.address.register}, as a 32-bit add"
+            )
+        if self.address.absolute:
+            out.append(
+                f"the operand [{imm}] is an absolute TMEM address (lane {imm >> 16}, column {imm & 0xFFFF}); "
+                "ptxas 13.0 crashes (segmentation fault) on tcgen05.shift with [imm] in a plain kernel, "
+                "so put the address in a register"
             )
         if self.relative:
             out.append(self.relative_note())
         return tuple(out)
 
     def relative_note(self) -> str:
-        reg = self.address.register
+        reg = self.address.name
         align = self.shape.lane_alignment
         dl = self.address.offset[0]
         text = f"lanes and columns are relative to {reg} (give --taddr LANE,COL for absolute ones)"
@@ -170,23 +205,33 @@ aligned to 32 (PTX 9.7.16.9.3), e.g. lane 32 or 64
     if cta_group not in CTA_GROUPS:
         raise TmemvizError(f"the CTA group must be 1 or 2 (.cta_group::1 / .cta_group::2), got {cta_group}")
     shift = Shift(shape, cta_group, address or Address(), base)
-    dl, dc = shift.address.offset
-    if dl >= TMEM_LANES or dc + shape.cols > TMEM_COLUMNS:
-        raise TmemvizError(
-            f"the address immediate {shift.address.immediate} adds lane {dl}, column {dc}, which leaves "
-            f"Tensor Memory for any register (lanes 0..{TMEM_LANES - 1}, columns 0..{TMEM_COLUMNS - 1})"
-        )
-    if base is not None:
+    imm = shift.address.immediate
+    if shift.address.absolute:
+        if base is not None:
+            raise TmemvizError(
+                f"the operand [{imm}] is an absolute address with no register, so --taddr (a register's "
+                "value) does not apply; leave it out or write [reg+imm]"
+            )
+        _check_taddr(shift)
+    elif base is not None:
         check_inside(*base)
         _check_taddr(shift)
+    else:
+        dl, dc = shift.address.offset
+        if imm < 0 or dl >= TMEM_LANES or dc + shape.cols > TMEM_COLUMNS:
+            raise TmemvizError(
+                f"the address immediate {imm} is negative or reaches past lane {TMEM_LANES - 1} or column "
+                f"{TMEM_COLUMNS - shift.shape.cols} on its own, so it cannot be shown relative to "
+                f"{shift.address.register}; give --taddr LANE,COL ({shift.address.register}'s value)"
+            )
     return shift
 
 
 def _check_taddr(shift: Shift) -> None:
     lane, col = shift.taddr
     how = ""
-    if shift.address.immediate and shift.base is not None:
-        how = f" ({shift.address.register} lane {shift.base[0]} + {shift.address.offset[0]})"
+    if shift.address.immediate and shift.base is not None and lane != shift.base[0]:
+        how = f" ({shift.address.register} lane {shift.base[0]} + {lane - shift.base[0]})"
     check_inside(lane, col)
     align = shift.shape.lane_alignment
     if lane % align:

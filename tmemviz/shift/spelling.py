@@ -3,8 +3,9 @@
 Both qualifier orders are read, the PTX syntax line's ``tcgen05.shift.cta_group::1.down``
 and the PTX example's ``tcgen05.shift.down.cta_group::1`` (ptxas accepts both and refuses a
 missing or repeated qualifier). A line may carry a guard predicate (``@%p1``), an operand
-with an immediate (``[%r2]``, ``[%r2+16]``, ``[ %r2 + 0x100000 ]``), a ``;`` and a
-``// comment``. Qualifiers are case-insensitive.
+with an immediate (``[%r2]``, ``[%r2+16]``, ``[ %r2 + 0x100000 ]``, ``[%r2+-4]``, ``[64]``),
+a ``;`` and a ``// comment``; :mod:`tmemviz.ptxline` splits the line, this module reads what
+tcgen05.shift means by it. Qualifiers are case-insensitive.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
+from tmemviz.ptxline import is_instruction, parse_address, parse_line
 from tmemviz.shift.layout import Address, Shift, make_shift
 from tmemviz.shift.shapes import KIND
 from tmemviz.tmem import parse_taddr
@@ -21,8 +23,6 @@ from tmemviz.tmem import parse_taddr
 IMPLICIT = "31x256b"
 """The one shape of tcgen05.shift, never written in PTX (Data Movement Shape table: implicit)."""
 EXAMPLE = "tcgen05.shift.cta_group::1.down [taddr];"
-_GUARD = re.compile(r"^@!?%?[\w$]+\s+")
-_OPERAND = re.compile(r"^\[\s*(%?[A-Za-z_$][\w$]*)\s*(?:\+\s*(0[xX][0-9a-fA-F]+|\d+)\s*)?\]$")
 _OTHER_COMMANDS = {"cp": "cp", "ld": "layout", "st": "layout"}
 """Other tcgen05 instructions tmemviz shows, and the command that shows each."""
 
@@ -37,46 +37,38 @@ class ShiftSpelling:
 
 
 def parse_shift_line(text: str) -> ShiftSpelling:
-    """Read one tcgen05.shift line in either qualifier order.
+    """Read one tcgen05.shift line in either qualifier order (:mod:`tmemviz.ptxline` splits it).
 
     >>> parse_shift_line("tcgen05.shift.down.cta_group::2 [taddr0];")
     ShiftSpelling(cta_group=2, address=Address(register='taddr0', immediate=0), guard=None)
     >>> parse_shift_line("@%p1 tcgen05.shift.cta_group::1.down [ %r2 + 0x100000 ]; // next row")
     ShiftSpelling(cta_group=1, address=Address(register='%r2', immediate=1048576), guard='@%p1')
     """
-    line = " ".join(text.split("//", 1)[0].split())
-    if not line:
-        raise TmemvizError(f"the instruction is empty; give a tcgen05.shift line such as '{EXAMPLE}'")
-    guard = None
-    m = _GUARD.match(line)
-    if m:
-        guard, line = m.group(0).strip(), line[m.end() :]
-    line = line.rstrip(";").strip()
-    opcode, _, rest = line.partition(" ")
-    if "[" in opcode:
-        opcode, rest = opcode[: opcode.index("[")], opcode[opcode.index("[") :] + rest
-    tokens = opcode.split(".")
-    _check_opcode(tokens, text)
+    line = parse_line(text)
+    tokens = line.opcode.split(".")
+    _check_opcode(tokens, line.text)
     found: dict[str, str] = {}
     for token in tokens[2:]:
         low = token.lower()
         slot = _slot(low)
         if slot in found:
             raise TmemvizError(
-                f"'{line}' has two {slot} qualifiers (.{found[slot]} and .{token}); "
+                f"'{line.text}' has two {slot} qualifiers (.{found[slot]} and .{token}); "
                 "tcgen05.shift takes each once (ptxas refuses a repeated one)"
             )
         found[slot] = low
     if ".down" not in found:
         raise TmemvizError(
-            f"'{line}' lacks .down, the direction tcgen05.shift requires: write "
+            f"'{line.text}' lacks .down, the direction tcgen05.shift requires: write "
             "tcgen05.shift.cta_group::1.down or .cta_group::2.down (PTX 9.7.16.9.3)"
         )
     if ".cta_group" not in found:
         raise TmemvizError(
-            f"'{line}' lacks .cta_group::1 or .cta_group::2, which tcgen05.shift requires (PTX 9.7.16.9.3)"
+            f"'{line.text}' lacks .cta_group::1 or .cta_group::2, which tcgen05.shift requires "
+            "(PTX 9.7.16.9.3)"
         )
-    return ShiftSpelling(parse_cta_group(found[".cta_group"]), _address(rest.strip()), guard)
+    guard = f"@{line.guard}" if line.guard else None
+    return ShiftSpelling(parse_cta_group(found[".cta_group"]), _address(line.operands), guard)
 
 
 def _check_opcode(tokens: list[str], text: str) -> None:
@@ -116,9 +108,7 @@ def names_shift(text: str) -> bool:
     >>> names_shift("@%p1 tcgen05.shift.down.cta_group::1 [%r2];"), names_shift("16x256b")
     (True, False)
     """
-    line = " ".join(text.split())
-    m = _GUARD.match(line)
-    return line[m.end() if m else 0 :].lower().startswith("tcgen05.shift")
+    return is_instruction(text, "tcgen05.shift")
 
 
 def parse_cta_group(text: str | int) -> int:
@@ -133,20 +123,18 @@ def parse_cta_group(text: str | int) -> int:
     return int(key)
 
 
-def _address(operand: str) -> Address:
-    """``[reg]`` or ``[reg+imm]`` (imm decimal or 0x hex); no operand at all means ``[taddr]``."""
-    if not operand:
+def _address(operands: tuple[str, ...]) -> Address:
+    """``[reg]``, ``[reg+imm]`` or ``[imm]`` (any PTX integer); no operand at all means ``[taddr]``."""
+    if not operands:
         return Address()
-    m = _OPERAND.match(operand)
-    if not m:
+    if len(operands) > 1 or not operands[0].startswith("["):
         raise TmemvizError(
-            f"tcgen05.shift takes one operand, [taddr] or [taddr+imm] with a register and a "
-            f"non-negative decimal or 0x immediate, got '{operand}'"
+            f"tcgen05.shift takes one operand, [taddr] or [taddr+imm], got '{', '.join(operands)}'"
         )
-    imm = int(m.group(2), 0) if m.group(2) else 0
-    if imm >= 1 << 32:
-        raise TmemvizError(f"the address immediate {m.group(2)} does not fit a 32-bit TMEM address")
-    return Address(m.group(1), imm)
+    found = parse_address(operands[0])
+    if not -(1 << 31) <= found.offset < 1 << 32:
+        raise TmemvizError(f"the address immediate {found.offset} does not fit a 32-bit TMEM address")
+    return Address(found.base, found.offset)
 
 
 def resolve_shift(catalog: Catalog, text: str, *, taddr: str | None = None) -> Shift:
