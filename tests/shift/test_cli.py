@@ -183,3 +183,10 @@ def test_bad_options_are_one_line_exit_2(
     capsys: pytest.CaptureFixture[str], args: list[str], message: str
 ) -> None:
     assert message in bad(capsys, "shift", SYNTAX, *args)
+
+
+def test_shapes_lists_the_implicit_shape(capsys: pytest.CaptureFixture[str], plain_terminal: None) -> None:
+    out = ok(capsys, "shapes")
+    assert "tcgen05.shift.cta_group::N.down" in out
+    row = next(line for line in out.splitlines() if line.strip().startswith("31x256b"))
+    assert row.split() == ["31x256b", "(implicit)", "31", "256", "32", "multiple", "of", "32"]

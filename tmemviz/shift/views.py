@@ -69,14 +69,13 @@ def shift_view(shift: Shift) -> View:
 
 
 def shift_shapes_view(shapes: tuple[ShiftShape, ...]) -> View:
-    """The tcgen05.shift shapes (one, implicit) for ``tmemviz shapes``."""
+    """The tcgen05.shift shapes (one, implicit: never written) for ``tmemviz shapes``."""
     columns = (
         Column("shift shape", no_wrap=True),
         Column("rows moved", justify="right"),
-        Column("bits", justify="right"),
+        Column("bits per row", justify="right"),
         Column("lanes", justify="right"),
         Column("taddr lane", no_wrap=True),
-        Column("written as"),
     )
     rows = tuple(
         (
@@ -84,11 +83,9 @@ def shift_shapes_view(shapes: tuple[ShiftShape, ...]) -> View:
             str(s.rows),
             str(s.row_bits),
             str(s.lanes),
-            f"x {s.lane_alignment}",
-            Styled("tcgen05.shift.cta_group::N.down", DIM),
+            f"multiple of {s.lane_alignment}",
         )
         for s in shapes
     )
-    return (
-        Table(columns, rows, title="tcgen05.shift (PTX 9.7.16.9.3)", title_justify="left", show_edge=False),
-    )
+    title = "tcgen05.shift.cta_group::N.down (PTX 9.7.16.9.3; tmemviz shift)"
+    return (Table(columns, rows, title=title, title_justify="left", show_edge=False),)
