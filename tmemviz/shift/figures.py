@@ -8,6 +8,7 @@ CTA's pair stands to the right for ``.cta_group::2``.
 
 from __future__ import annotations
 
+import textwrap
 from functools import partial
 
 from tmemviz.catalog import Catalog
@@ -22,6 +23,9 @@ GAP = 4.0
 CTA_GAP = 3.0
 UNKNOWN_FILL = "#ffffff"
 ARROW = "#555555"
+NOTE_PT = 6.5
+NOTE_CHAR_IN = 0.6 * NOTE_PT / 72
+"""Width of one character of a note (DejaVu Sans advances at most about 0.6 em)."""
 SELECT_ELEMENT = ("group", "cta src")
 """Clicking a cell selects its element: where it was and where it went, in that CTA."""
 
@@ -51,10 +55,18 @@ def shift_spec(shift: Shift, *, title: str | None = None) -> FigureSpec:
             step = shift.shape.step
             arrows.append(Arrow(x_before + cols + 0.15, y, x_after - 0.15, y + step, color=ARROW))
         notes.append(Note(x_after + cols + 0.15, 0.5, UNSPECIFIED, 6.0, "left"))
+    width = shift.cta_group * pair + (shift.cta_group - 1) * CTA_GAP + 2.0
+    # What the PTX text leaves open goes under the grids, one line each: the caption has room for
+    # the reading guide only.
+    y = height + 0.9
+    for note in shift.notes():
+        for line in textwrap.wrap(f"Note: {note}", int(width * CELL_W_IN / NOTE_CHAR_IN)):
+            notes.append(Note(0, y, line, NOTE_PT, "left"))
+            y += 1.0
     panel = Panel(
         title="",
-        width=shift.cta_group * pair + (shift.cta_group - 1) * CTA_GAP + 2.0,
-        height=height,
+        width=width,
+        height=y,
         cell_w_in=CELL_W_IN,
         boxes=tuple(boxes),
         x_ticks=tuple(ticks),
@@ -62,10 +74,7 @@ def shift_spec(shift: Shift, *, title: str | None = None) -> FigureSpec:
         arrows=tuple(arrows),
         notes=tuple(notes),
     )
-    text = caption(shift)
-    for note in shift.notes():
-        text += f". Note: {note}"
-    return FigureSpec(title=title or shift.statement(), caption=text, panels=(panel,))
+    return FigureSpec(title=title or shift.statement(), caption=caption(shift), panels=(panel,))
 
 
 def _row(shift: Shift, cta: int, lane: int, x0: float, after: bool) -> list[Box]:
