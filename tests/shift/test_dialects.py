@@ -20,6 +20,17 @@ from tmemviz.shift.shapes import builtin
 from tmemviz.shift.spelling import parse_shift_line
 
 IMMEDIATES = (0, 16, 1 << 20, (32 << 16) | 8)
+GLUON_TCGEN05 = (
+    "tcgen05_copy",
+    "tcgen05_mma",
+    "tcgen05_mma_scaled",
+    "tcgen05_mma_barrier_count",
+    "tcgen05_commit",
+)
+"""Every tcgen05_* function of Triton 3.9's triton.experimental.gluon.language.nvidia.blackwell (listed from
+the installed package with grep, no GPU): none shifts, so tmemviz's gluon dialect has no code."""
+CUTE_ARCH_SHIFT_HITS = 0
+"""Files of CUTLASS's include/cute/arch (commit 7107b05, Aug 2026) naming tcgen05.shift: none."""
 
 
 def shifts(group: int) -> list[Shift]:
@@ -121,6 +132,13 @@ def test_cute_dsl_prints_the_syntax_order() -> None:
         assert (
             dialects.cute_dsl(shift).code == f"prims.tcgen05_shift(taddr, group=prims.CTAGroup.CTA_{group})"
         )
+
+
+def test_no_cutlass_atom_and_no_gluon_operation() -> None:
+    shift = make_shift(builtin(), 1)
+    assert not any("shift" in name for name in GLUON_TCGEN05)
+    assert dialects.gluon(shift).code is None
+    assert CUTE_ARCH_SHIFT_HITS == 0 and dialects.cutlass(shift).code is None
 
 
 def test_ptx_command_every_dialect(capsys: pytest.CaptureFixture[str]) -> None:
