@@ -12,7 +12,6 @@ from tmemviz.cli.options import (
     FormatOpt,
     LayoutsOpt,
     OutputOpt,
-    TaddrOpt,
     TitleOpt,
     deliver,
     show,
@@ -35,9 +34,19 @@ InstructionArg = Annotated[
 ]
 
 
+ShiftTaddrOpt = Annotated[
+    Optional[str],
+    Option(
+        "--taddr",
+        help="The value of the line's taddr register, LANE,COL or a 0x address (the line's immediate is "
+        "added); coordinates become absolute.",
+    ),
+]
+
+
 def shift(
     instruction: InstructionArg,
-    taddr: TaddrOpt = None,
+    taddr: ShiftTaddrOpt = None,
     lane: Annotated[
         Optional[int],
         Option("--lane", help="Where does this lane's element go, and what does it hold after?"),
