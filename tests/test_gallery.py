@@ -70,10 +70,17 @@ TILE_NAMES = {
 DATAPATH_NAMES = {f"datapath.{letter}": letter for letter in "ABCDEFG"}
 """One schematic per tcgen05.mma data-path layout (PTX figures 205-218)."""
 
+SHIFT_NAMES = {
+    # tcgen05.shift in one CTA and in both (PTX 9.7.16.9.3): name -> the instruction.
+    "shift.cta_group1": "tcgen05.shift.cta_group::1.down",
+    "shift.cta_group2": "tcgen05.shift.cta_group::2.down",
+}
+
 
 def expected_names(shapes: list[str]) -> set[str]:
     names = {f"{s}.x{n}{p}" for s in shapes for n in (1, 2, 4) for p in ("", ".pack")}
-    extra = set(CP_NAMES) | set(DECOMPRESS_NAMES) | set(SMEM_NAMES) | set(TILE_NAMES) | set(DATAPATH_NAMES)
+    extra = set(CP_NAMES) | set(DECOMPRESS_NAMES) | set(SMEM_NAMES) | set(TILE_NAMES) | set(SHIFT_NAMES)
+    extra |= set(DATAPATH_NAMES)
     return names | {"16x32bx2.x8.split16", "pack", "unpack"} | extra
 
 
@@ -121,6 +128,11 @@ def test_entries_cover_every_shape(catalog: Catalog) -> None:
             (org,) = args
             assert build == "organization_spec" and org.path.name == DATAPATH_NAMES[e.name]
             assert e.ptx_figure == "after Figures " + ", ".join(map(str, org.path.figures))
+            continue
+        if e.name in SHIFT_NAMES:
+            (shift,) = args
+            assert build == "shift_spec" and shift.relative and shift.taddr == (0, 0)
+            assert shift.mnemonic == SHIFT_NAMES[e.name] and e.instruction == f"`{shift.mnemonic}`"
             continue
         if e.name in ("pack", "unpack"):
             assert build == "pack_spec"
@@ -188,6 +200,9 @@ def test_index_names_each_figure_and_its_instruction(catalog: Catalog) -> None:
         if name in TILE_NAMES:
             shape, _, _, instruction = TILE_NAMES[name]
             assert f"`{instruction}`" in row and "4 warps" in row
+            continue
+        if name in SHIFT_NAMES:
+            assert f"`{SHIFT_NAMES[name]}`" in row and "9.7.16.9.3" in row
             continue
         if name == "pack":
             assert "`tcgen05.ld" in row and "pack::16b" in row and "Figure 193" in row
