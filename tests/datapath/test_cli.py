@@ -65,3 +65,15 @@ def test_bad_input_is_one_line(
     capsys: pytest.CaptureFixture[str], args: tuple[str, ...], message: str
 ) -> None:
     assert message in bad(capsys, *args)
+
+
+def test_api_document_saves_what_the_cli_writes(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import tmemviz
+
+    doc = tmemviz.datapath("B", n=64)
+    assert doc.where(m=70, n=40) == {"m": 70, "n": 40, "cta": 1, "lane": 70, "col": 8, "warp": 2}
+    for suffix in ("json", "csv", "txt", "svg"):
+        ok(capsys, "datapath", "B", "--n", "64", "-o", str(tmp_path / f"cli.{suffix}"))
+        doc.save(tmp_path / f"api.{suffix}")
+        assert (tmp_path / f"cli.{suffix}").read_bytes() == (tmp_path / f"api.{suffix}").read_bytes()
+    assert tmemviz.datapath().cells[2]["layout"] == "C"
