@@ -114,7 +114,7 @@ def table_spec(paths: Sequence[DataPath], *, title: str | None = None) -> Figure
         title=title or "tcgen05.mma data-path layouts A-G (PTX ISA 9.7.16.10.5)",
         caption=(
             "Where each layout puts D in Tensor Memory (CTA 0 of a pair; CTA 1 holds rows M/2.. the same "
-            "way). Blank blocks: lanes the layout leaves free (half the data path, lane offset 0)."
+            "way). Grey 'not D' blocks: lanes the layout leaves free (half the data path, lane offset 0)."
         ),
         panels=tuple(panels),
     )
