@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
+from tmemviz.cli import complete
 from tmemviz.cli.options import (
     Detail,
     DetailOpt,
@@ -19,7 +20,11 @@ from tmemviz.cli.params import Argument, Option
 
 LetterArg = Annotated[
     Optional[str],
-    Argument(help="A layout letter A-G [default: the table of all seven].", show_default=False),
+    Argument(
+        help="A layout letter A-G [default: the table of all seven].",
+        show_default=False,
+        autocompletion=complete.datapath_names,
+    ),
 ]
 DataPathNOpt = Annotated[
     Optional[int],
