@@ -272,8 +272,8 @@ def _panel_svg(geometry: Page, index: int) -> str:
     parts: list[str] = []
     cw, ch = panel.cell_w_in, panel.cell_h_in
     labels: list[str] = []
-    for k, f in enumerate(panel.fields):
-        svg, field_labels = field_svg(placed, f, f"{index}-{k}")
+    for f in panel.fields:
+        svg, field_labels = field_svg(placed, f)
         parts.append(svg)
         labels += field_labels
     for b in panel.boxes:

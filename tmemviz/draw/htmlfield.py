@@ -61,7 +61,7 @@ def field_data(field: Field, x: float, y: float, w: float, h: float) -> dict[str
     }
 
 
-def field_svg(placed: Placed, field: Field, ident: str) -> tuple[str, list[str]]:
+def field_svg(placed: Placed, field: Field) -> tuple[str, list[str]]:
     """The field's SVG (image, grid, marks) and the ``<text>`` of its sample labels."""
     panel = placed.panel
     x0, y0 = placed.at(field.x, field.y)
@@ -75,13 +75,10 @@ def field_svg(placed: Placed, field: Field, ident: str) -> tuple[str, list[str]]
         f'<g class="field" data-field="{html.escape(data, quote=True)}">',
         f'<image class="field-img" {pos} preserveAspectRatio="none" href="data:image/png;base64,{image}"/>',
     ]
-    if field.grid:
-        pid = f"grid-{ident}"
-        parts.append(
-            f'<pattern id="{pid}" patternUnits="userSpaceOnUse" x="{_pt(x0)}" y="{_pt(y0)}"'
-            f' width="{_pt(cw)}" height="{_pt(ch)}"><path class="field-grid" d="M{_pt(cw)} 0V{_pt(ch)}H0"/>'
-            f'</pattern><rect {pos} fill="url(#{pid})" class="field-lines"/>'
-        )
+    if field.grid:  # one path of rows + cols lines, not one element per cell
+        d = "".join(f"M{_pt(x0 + i * cw)} {_pt(y0)}V{_pt(y0 + h)}" for i in range(1, field.cols))
+        d += "".join(f"M{_pt(x0)} {_pt(y0 + j * ch)}H{_pt(x0 + w)}" for j in range(1, field.rows))
+        parts.append(f'<path class="field-grid" d="{d}"/>')
     parts.append(f'<rect class="field-edge" {pos}/>')
     parts.append('<path class="veil" d=""/><path class="mark hit" d=""/><path class="mark selected" d=""/>')
     parts.append('<rect class="mark cursor" x="0" y="0" width="0" height="0"/>')
