@@ -38,38 +38,15 @@ GALLERY_BYTES = 25 * MB
 GALLERY_FILE_BYTES = 2 * MB
 GALLERY_S = 30.0
 FORMATS = ("png", "svg", "html")
+SMEM_TILE = ("smem", "--major", "K", "--swizzle", "128B", "--dtype", "bf16", "--rows", "128", "--cols", "64")
 FIGURES: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     # (name, command line after "tmemviz", has targets)
     ("ld 16x256b.x32.pack", ("layout", "16x256b", "--num", "x32", "--pack"), True),
     ("ld 16x256b.x32.pack all", ("layout", "16x256b", "--num", "x32", "--pack", "--detail", "all"), False),
     ("ld 32x32b.x128", ("layout", "32x32b", "--num", "x128"), True),
     ("ld 16x32bx2.x128", ("layout", "16x32bx2", "--num", "x128"), True),
-    (
-        "smem K 128B bf16 128x64",
-        ("smem", *["--major", "K", "--swizzle", "128B", "--dtype", "bf16", "--rows", "128", "--cols", "64"]),
-        True,
-    ),
-    (
-        "smem K 128B bf16 128x64 all",
-        (
-            "smem",
-            *[
-                "--major",
-                "K",
-                "--swizzle",
-                "128B",
-                "--dtype",
-                "bf16",
-                "--rows",
-                "128",
-                "--cols",
-                "64",
-                "--detail",
-                "all",
-            ],
-        ),
-        False,
-    ),
+    ("smem K 128B bf16 128x64", SMEM_TILE, True),
+    ("smem K 128B bf16 128x64 all", (*SMEM_TILE, "--detail", "all"), False),
     ("tile 128x256 16x256b", ("tile", "--m", "128", "--n", "256", "--shape", "16x256b"), True),
     ("cp 128x256b cta_group::2 row 70", ("cp", "128x256b", "--cta-group", "2", "--row", "70"), True),
     ("decompress b6x16_p32", ("decompress", "b6x16_p32"), True),
