@@ -60,6 +60,8 @@ def page(spec: FigureSpec, *, links: tuple[Link, ...] = ()) -> bytes:
     wide = geometry.width_in > 8.0
     style = _asset("page.css") + _matched_style() + ("@page { size: landscape; }\n" if wide else "")
     fields = tuple(f for p in spec.panels for f in p.fields)
+    if fields:  # only pages with a field carry its rules: other pages stay as they were
+        style += _asset("field.css")
     hint = search_hint(spec.boxes, fields)
     find = (
         '<label for="find">Find</label>\n'
