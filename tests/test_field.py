@@ -20,7 +20,7 @@ import pytest
 
 from tmemviz.draw import raster
 from tmemviz.draw.html import how_text, page, search_hint
-from tmemviz.draw.spec import LABEL_LIMIT, Box, Field, FigureSpec, Outline, Panel, detail_mode
+from tmemviz.draw.spec import LABEL_LIMIT, Box, Field, FigureSpec, Outline, Panel, detail_mode, field_of
 from tmemviz.errors import TmemvizError
 
 COLS, ROWS = 256, 128
@@ -222,3 +222,28 @@ def test_search_hint_and_manual_name_the_field_coordinates() -> None:
     f = big_field()
     assert search_hint((), (f,)) == "T0 · T0 r1000 · m 0 · n 0"  # the middle cell: D[64][0]
     assert "share its thread" in how_text((), (f,))
+
+
+def test_field_of_places_records_and_leaves_holes_blank() -> None:
+    records = [
+        {"m": 10 + r, "n": 4 + c, "t": r * 3 + c} for r in range(2) for c in range(3) if (r, c) != (1, 1)
+    ]
+    f = field_of(
+        records,
+        ("m", "n", "t", "half"),
+        row="m",
+        col="n",
+        color=lambda e: e["t"] % 2,
+        palette=PALETTE,
+        tooltip="D[{m}][{n}] T{t}{half}",
+        texts=(("half", ((-1, ""),)),),
+        x=2.0,
+    )
+    assert (f.x, f.cols, f.rows) == (2.0, 3, 2)
+    assert f.colors == (0, 1, 0, 1, -1, 1)
+    assert f.tooltip_of(5) == "D[11][6] T5"
+    assert f.record(4) == {"m": -1, "n": -1, "t": -1, "half": -1}
+    with pytest.raises(ValueError, match="two records"):
+        field_of(
+            [*records, records[0]], ("m",), row="m", col="n", color=lambda e: 0, palette=PALETTE, tooltip=""
+        )

@@ -237,9 +237,7 @@ def _draw_field(
 
     pixels = np.frombuffer(b"".join(rows_rgba(field)), dtype=np.uint8).reshape(field.rows, field.cols, 4)
     x1, y1 = x0 + field.cols * cw, y0 + field.rows * ch
-    ax.imshow(
-        pixels, extent=(x0, x1, y1, y0), origin="upper", interpolation="none", aspect="auto", zorder=1
-    )
+    ax.imshow(pixels, extent=(x0, x1, y1, y0), origin="upper", interpolation="none", aspect="auto", zorder=1)
     if field.grid:
         lines = [[(x0 + i * cw, y0), (x0 + i * cw, y1)] for i in range(field.cols + 1)]
         lines += [[(x0, y0 + j * ch), (x1, y0 + j * ch)] for j in range(field.rows + 1)]

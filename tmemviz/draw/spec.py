@@ -19,8 +19,9 @@ between the labelled grid and such a schematic.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from tmemviz.errors import TmemvizError
 
@@ -151,6 +152,47 @@ class Field:
         texts = {name: dict(pairs) for name, pairs in self.texts}
         shown = {k: texts.get(k, {}).get(v, v) for k, v in self.record(index).items()}
         return self.tooltip.format(**shown)
+
+
+def field_of(
+    records: Iterable[Mapping[str, int]],
+    names: tuple[str, ...],
+    *,
+    row: str,
+    col: str,
+    color: Callable[[Mapping[str, int]], int],
+    palette: tuple[str, ...],
+    tooltip: str,
+    **options: Any,
+) -> Field:
+    """A :class:`Field` from per-cell records: each placed at (``record[row]``, ``record[col]``) relative
+    to the smallest of each, carrying ``names`` (a missing name is ``-1``); cells no record reaches are
+    blank. ``options`` are the other :class:`Field` fields (``x``, ``y``, ``texts``, ``group`` ...).
+
+    >>> f = field_of([{"m": 0, "n": 1, "t": 5}], ("m", "n", "t"), row="m", col="n", color=lambda r: 0,
+    ...              palette=("#ffffff",), tooltip="T{t}")
+    >>> (f.cols, f.rows, f.colors, f.tooltip_of(0))
+    (1, 1, (0,), 'T5')
+    """
+    items = list(records)
+    if not items:
+        raise ValueError("a field needs at least one cell")
+    r0, c0 = min(r[row] for r in items), min(r[col] for r in items)
+    rows = max(r[row] for r in items) - r0 + 1
+    cols = max(r[col] for r in items) - c0 + 1
+    values = [[-1] * (rows * cols) for _ in names]
+    colors = [-1] * (rows * cols)
+    for record in items:
+        i = (record[row] - r0) * cols + (record[col] - c0)
+        if colors[i] != -1:
+            raise ValueError(f"two records at {row} {record[row]}, {col} {record[col]}")
+        colors[i] = color(record)
+        for k, name in enumerate(names):
+            value = record.get(name)
+            values[k][i] = -1 if value is None else value
+    place = {"x": 0.0, "y": 0.0, **options}
+    x, y = place.pop("x"), place.pop("y")
+    return Field(x, y, cols, rows, names, tuple(map(tuple, values)), tuple(colors), palette, tooltip, **place)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ from tmemviz.draw.spec import (
     CHAR_IN,
     PANEL_WIDTH_IN,
     Box,
-    Field,
     FigureSpec,
     GalleryEntry,
     Note,
@@ -27,6 +26,7 @@ from tmemviz.draw.spec import (
     Panel,
     chunk_columns,
     detail_mode,
+    field_of,
 )
 from tmemviz.smem.answers import BASE_NOTE, offset_text
 from tmemviz.smem.answers import title as layout_title
@@ -209,21 +209,14 @@ def _map_panel(
 ) -> Panel:
     """Every element as one cell of a :class:`Field` (row-major, as ``layout.cells()`` yields them)."""
     cell_w = min(SCHEMATIC_CELL_IN, PANEL_WIDTH_IN / layout.cols)
-    field = Field(
-        0,
-        0,
-        layout.cols,
-        layout.rows,
+    field = field_of(
+        ({"row": r, "col": c, "byte": b, "chunk": b // CHUNK_BYTES} for r, c, b in cells),
         ("row", "col", "byte", "chunk"),
-        (
-            tuple(r for r, _, _ in cells),
-            tuple(c for _, c, _ in cells),
-            tuple(b for _, _, b in cells),
-            tuple(b // CHUNK_BYTES for _, _, b in cells),
-        ),
-        tuple(b // CHUNK_BYTES % LINE_CHUNKS for _, _, b in cells),
-        THREAD_COLORS,  # chunk_color's palette, indexed by the chunk's place in its line
-        "row {row}, col {col} -> byte {byte}",
+        row="row",
+        col="col",
+        color=lambda e: e["chunk"] % LINE_CHUNKS,
+        palette=THREAD_COLORS,  # chunk_color's palette, indexed by the chunk's place in its line
+        tooltip="row {row}, col {col} -> byte {byte}",
         group=("chunk",),  # clicking an element selects its 16-byte chunk, as in the full grid
     )
     slot = {c: c for c in range(layout.cols)}
