@@ -502,3 +502,19 @@ def test_every_gallery_page_loads_cleanly(browser: object) -> None:
         assert count == path.read_text(encoding="utf-8").count('class="box cell"'), path.name
         assert requests == [] and errors == [], (path.name, requests, errors)
     context.close()
+
+
+def test_schematic_in_dark_scheme_and_print(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+    """A field keeps the light sheet in the dark scheme; in print the selection's veil is gone."""
+    v = visit(pages["16x256b.x32.pack"], color_scheme="dark")
+    assert luminance(v.js(STYLE, ["svg", "backgroundColor"])) > 0.8  # type: ignore[arg-type]
+    x, y = field_point(v, 0, 3, 40)
+    v.page.mouse.click(x, y)
+    assert v.js(STYLE, ["svg .field .veil", "display"]) == "inline"
+    v.page.emulate_media(media="print")
+    assert v.js(STYLE, ["svg .field .veil", "display"]) == "none"
+    assert v.page.is_visible("svg .field-img")
+    assert v.js(STYLE, ["svg .field-img", "imageRendering"]) == "pixelated"
+    pdf = v.page.pdf()
+    assert pdf.startswith(b"%PDF")
+    v.clean()
