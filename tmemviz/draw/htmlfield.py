@@ -72,7 +72,8 @@ def field_svg(placed: Placed, field: Field) -> tuple[str, list[str]]:
     meta = {k: float(_pt(v)) for k, v in (("x", x0), ("y", y0), ("w", w), ("h", h))}
     data = json.dumps(field_data(field, **meta), separators=(",", ":"), sort_keys=True)  # type: ignore[arg-type]
     parts = [
-        f'<g class="field" data-field="{html.escape(data, quote=True)}">',
+        f'<g class="field" role="img" aria-label="{field.cols} x {field.rows} cells: hover one, or use Find,'
+        f' for its coordinates" data-field="{html.escape(data, quote=True)}">',
         f'<image class="field-img" {pos} preserveAspectRatio="none" href="data:image/png;base64,{image}"/>',
     ]
     if field.grid:  # one path of rows + cols lines, not one element per cell
