@@ -263,7 +263,9 @@ def test_big_packed_layout_is_a_schematic_with_per_cell_detail(  # type: ignore[
         )
     x, y = field_point(v, 0, 15, 511)
     v.page.mouse.click(x, y)
-    assert v.text("#count") == "T31: 256 cells selected"
+    # The thread's group everywhere: 256 cells in the map, and its 8 cells (r0..r3, both halves) in the key.
+    assert v.text("#count") == "T31: 264 cells selected"
+    assert v.count(".cell.selected") == 8
     assert v.js("document.body.classList.contains('dimming')") is True
     marked = v.js(
         "document.querySelector('svg .field .mark.selected').getAttribute('d').split('z').length - 1"
@@ -274,6 +276,13 @@ def test_big_packed_layout_is_a_schematic_with_per_cell_detail(  # type: ignore[
     assert v.text("#info") == f"lane 15, col 510 -> T{c.thread} r{c.reg}.lo"
     v.page.keyboard.press("Escape")
     assert v.js("document.body.classList.contains('dimming')") is False
+    v.page.click(cell(9, 5))  # a key cell selects its thread in the map too
+    assert v.text("#count") == f"T{owner[(9, 5)].thread}: 264 cells selected"
+    marked = v.js(
+        "document.querySelector('svg .field .mark.selected').getAttribute('d').split('z').length - 1"
+    )
+    assert marked == 256
+    v.page.keyboard.press("Escape")
     v.find("T6 r3")
     assert v.text("#count") == "4 matches"  # two halves, in the key panel and in the map
     v.find("9,5")

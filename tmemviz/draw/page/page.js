@@ -146,31 +146,46 @@
     (key === null ? "this cell" : key.replace(/^thread=/, "T").replace(/=/g, " ")) +
     ": " + n + (n === 1 ? " cell" : " cells") + " selected";
 
-  function selectField(f, i) {
-    const names = f.d.group;
-    let members = [i];
-    if (names.length) {
-      const want = names.map((name) => f.columns[name][i]);
-      members = [];
+  // A group key "name=value name=value" -> its pairs, e.g. "warp=1 thread=6" -> [["warp", 1], ["thread", 6]].
+  const pairs = (key) => key.split(" ").map((part) => [part.split("=")[0], +part.split("=")[1]]);
+
+  // Every field cell in the group named by ``key`` (fields lacking one of its names hold none).
+  function markFields(key) {
+    let n = 0;
+    for (const f of fields) {
+      const want = pairs(key);
+      if (!want.every(([name]) => f.columns[name])) continue;
       for (let j = 0; j < size(f); j++) {
-        if (present(f, j) && names.every((name, k) => f.columns[name][j] === want[k])) members.push(j);
+        if (present(f, j) && want.every(([name, v]) => f.columns[name][j] === v)) f.selected.push(j);
       }
+      paint(f);
+      n += f.selected.length;
     }
-    f.selected = members;
-    paint(f);
-    placeCursor(f, i);
-    info.textContent = fieldTip(f, i);
-    const key = names.length ? names.map((name) => name + "=" + f.columns[name][i]).join(" ") : null;
-    count.textContent = describe(key, members.length);
-    reveal(f.cursor);
+    return n;
   }
 
+  // A selection is the clicked cell's group everywhere: in the boxes and in every field.
   function select(target) {
     clear("selected");
     clear("current");
     current = target;
     if (target && target.f) {
-      selectField(target.f, target.i);
+      const { f, i } = target;
+      const names = f.d.group;
+      const key = names.length ? names.map((name) => name + "=" + f.columns[name][i]).join(" ") : null;
+      let n = 1;
+      if (key === null) {
+        f.selected = [i];
+        paint(f);
+      } else {
+        const boxes = cells.filter((c) => keys.get(c) === key);
+        for (const c of boxes) c.classList.add("selected");
+        n = boxes.length + markFields(key);
+      }
+      placeCursor(f, i);
+      info.textContent = fieldTip(f, i);
+      count.textContent = describe(key, n);
+      reveal(f.cursor);
     } else if (target) {
       const el = target.el;
       const key = keys.get(el);
@@ -178,7 +193,7 @@
       for (const c of members) c.classList.add("selected");
       el.classList.add("current");
       info.textContent = tip(el);
-      count.textContent = describe(key, members.length);
+      count.textContent = describe(key, members.length + (key === null ? 0 : markFields(key)));
       reveal(el);
     } else {
       count.textContent = "";
