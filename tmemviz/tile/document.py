@@ -56,8 +56,8 @@ def tile_document(
     def figure(detail: str):
         from tmemviz.tile.schematic import tile_schematic, wants_schematic
 
-        if wants_schematic(tile, detail) and thread is None:
-            return tile_schematic(tile, warp=warp, title=title)
+        if wants_schematic(tile, detail):
+            return tile_schematic(tile, thread=thread, warp=warp, title=title)
         from tmemviz.tile.figures import tile_spec
 
         return tile_spec(tile, every(), thread=thread, warp=warp, title=title)

@@ -9,8 +9,8 @@ from :mod:`tmemviz.draw.spec`; no matplotlib here.
 
 from __future__ import annotations
 
-from tmemviz.draw.palette import thread_color
-from tmemviz.draw.spec import Box, FigureSpec, Note, Outline, Panel
+from tmemviz.draw.palette import THREAD_COLORS
+from tmemviz.draw.spec import Field, FigureSpec, Note, Outline, Panel, detail_mode
 from tmemviz.tile.answers import (
     describe,
     layout_phrase,
@@ -19,10 +19,8 @@ from tmemviz.tile.answers import (
     short_statement,
     taddr_operand,
 )
-from tmemviz.tile.layout import Tile, element_at
+from tmemviz.tile.layout import Tile, element_at, elements
 
-SCHEMATIC_ABOVE = 2048
-"""``--detail auto`` draws this schematic above this many elements (labels stop being legible)."""
 WIDTH_IN = 9.0
 HEIGHT_IN = 6.5
 MAX_CELL_W_IN = 0.42
@@ -32,13 +30,16 @@ LABEL_H_IN = 0.13
 WIDE_LABEL_IN = 2.2
 """Blocks at least this wide also name their taddr operand."""
 WARP_LINE = 2.0
+ACCESS_LINE = 0.6
+ACCESS_COLOR = "#333333"
+DIM_FILL = "#eeeeee"
 NOTES_IN = 1.3
 TICKS = 8
 
 
 def wants_schematic(tile: Tile, detail: str) -> bool:
-    """``schematic`` always, ``all`` never, ``auto`` above :data:`SCHEMATIC_ABOVE` elements."""
-    return detail == "schematic" or (detail == "auto" and tile.m * tile.n > SCHEMATIC_ABOVE)
+    """``schematic`` always, ``all`` never, ``auto`` above the labelling limit of :mod:`tmemviz.draw.spec`."""
+    return detail_mode(detail, tile.m * tile.n) == "schematic"
 
 
 def _ticks(count: int) -> tuple[tuple[float, str], ...]:
@@ -48,37 +49,27 @@ def _ticks(count: int) -> tuple[tuple[float, str], ...]:
     return tuple((k + 0.5, str(k)) for k in sorted(set(marks)))
 
 
-def tile_schematic(tile: Tile, *, warp: int | None = None, title: str | None = None) -> FigureSpec:
-    """Every access as a block of D in its warp's color (``warp`` keeps that warp in color)."""
+def tile_schematic(
+    tile: Tile, *, thread: int | None = None, warp: int | None = None, title: str | None = None
+) -> FigureSpec:
+    """Every element colored by its thread as one image, a frame and name per access, a thick frame per
+    warp's part; ``thread``/``warp`` keep those in color. Hovering an element names its holder."""
     cell_w = min(MAX_CELL_W_IN, WIDTH_IN / tile.n)
     cell_h = min(MAX_CELL_H_IN, HEIGHT_IN / tile.m)
-    boxes: list[Box] = []
+    outlines: list[Outline] = []
+    labels: list[Note] = []
     spans: dict[tuple[int, int], list[tuple[int, int, int, int]]] = {}
     for issued in tile.issued:
         m0, m1 = m_range(tile, issued)
-        picked = warp is None or issued.warp == warp
-        fill = thread_color(4 * issued.cta + issued.warp) if picked else "#eeeeee"
-        ptx = short_statement(tile, issued)
         for a, b in n_ranges(tile, issued):
             w, h = b - a + 1, m1 - m0 + 1
-            fits = w * cell_w >= LABEL_W_IN and h * cell_h >= LABEL_H_IN
-            who = f"CTA {issued.cta} warp {issued.warp}" if tile.cta_group == 2 else f"warp {issued.warp}"
-            label = f"w{issued.warp} i{issued.index}" if fits else ""
-            if fits and w * cell_w >= WIDE_LABEL_IN:
-                label += f": [{taddr_operand(tile, issued)}]"
-            tip = f"{who}, i{issued.index}: D rows {m0}..{m1}, n {a}..{b}; {ptx}"
-            data = (
-                ("cta", str(issued.cta)),
-                ("warp", str(issued.warp)),
-                ("instruction", str(issued.index)),
-                ("m", f"{m0}-{m1}"),
-                ("n", f"{a}-{b}"),
-                ("taddr", taddr_operand(tile, issued)),
-                ("group", "warp"),
-            )
-            boxes.append(Box(a, m0, w, h, fill, label, tip, dim=not picked, data=data))
+            outlines.append(Outline(a, m0, w, h, ACCESS_LINE, ACCESS_COLOR))
+            if w * cell_w >= LABEL_W_IN and h * cell_h >= LABEL_H_IN:
+                text = f"w{issued.warp} i{issued.index}"
+                if w * cell_w >= WIDE_LABEL_IN:
+                    text += f": [{taddr_operand(tile, issued)}]"
+                labels.append(Note(a + w / 2, m0 + h / 2, text, 7.0))
             spans.setdefault((issued.cta, issued.warp), []).append((m0, m1, a, b))
-    outlines: list[Outline] = []
     beside: dict[float, list[str]] = {}
     for (cta, w), parts in sorted(spans.items()):
         for m0, m1, a, b in _rectangles(parts):
@@ -86,24 +77,63 @@ def tile_schematic(tile: Tile, *, warp: int | None = None, title: str | None = N
             if b == tile.n - 1 or tile.path.placement != "folded":
                 name = f"CTA {cta} w{w}" if tile.cta_group == 2 else f"warp {w}"
                 beside.setdefault((m0 + m1 + 1) / 2, []).append(name)
-    notes = tuple(
-        Note(tile.n + 1.5, y, ", ".join(sorted(set(names))), 7.0, "left") for y, names in beside.items()
-    )
+    notes = [Note(tile.n + 1.5, y, ", ".join(sorted(set(names))), 7.0, "left") for y, names in beside.items()]
     panel = Panel(
         title="",
         width=tile.n,
         height=tile.m,
         cell_w_in=cell_w,
-        boxes=tuple(boxes),
+        boxes=(),
+        fields=(element_field(tile, thread, warp),),
         x_ticks=_ticks(tile.n),
         y_ticks=_ticks(tile.m),
         outlines=tuple(outlines),
-        notes=notes,
+        notes=(*labels, *notes),
         cell_h_in=cell_h,
         y_label="m",
         margin_right_in=NOTES_IN,
     )
-    return FigureSpec(title=title or describe(tile), caption=caption(tile), panels=(panel,))
+    text = caption(tile)
+    if thread is not None or warp is not None:
+        who = f"thread {thread}" if thread is not None else ""
+        who += (" of " if who else "") + (f"warp {warp}" if warp is not None else "every warp")
+        text += f"; in color: {who}"
+    return FigureSpec(title=title or describe(tile), caption=text, panels=(panel,))
+
+
+NAMES = ("m", "n", "cta", "warp", "thread", "instruction", "reg", "half", "lane", "col")
+HALF_TEXT = ((-1, ""), (0, ".lo"), (1, ".hi"))
+
+
+def element_field(tile: Tile, thread: int | None = None, warp: int | None = None) -> Field:
+    """Every D[m][n] as one cell of a :class:`Field`: colored by thread (eight colors cycle), each cell
+    carrying its holder so the interactive page names it on hover and finds ``T6 r3`` / ``L,C``."""
+    n_total = tile.n
+    values = [[0] * (tile.m * n_total) for _ in NAMES]
+    colors = [0] * (tile.m * n_total)
+    dim = len(THREAD_COLORS)
+    for e in elements(tile):
+        i = e.m * n_total + e.n
+        row = (e.m, e.n, e.cta, e.warp, e.thread, e.instruction, e.reg, -1 if e.half is None else e.half)
+        for k, v in enumerate((*row, e.lane, e.col)):
+            values[k][i] = v
+        lit = (thread is None or e.thread == thread) and (warp is None or e.warp == warp)
+        colors[i] = e.thread % len(THREAD_COLORS) if lit else dim
+    cta = "CTA {cta} " if tile.cta_group == 2 else ""
+    return Field(
+        0,
+        0,
+        n_total,
+        tile.m,
+        NAMES,
+        tuple(tuple(v) for v in values),
+        tuple(colors),
+        (*THREAD_COLORS, DIM_FILL),
+        f"D[{{m}}][{{n}}] -> {cta}w{{warp}} T{{thread}} i{{instruction}} r{{reg}}{{half}} "
+        "(lane {lane}, col {col})",
+        texts=(("half", HALF_TEXT),),
+        group=("cta", "warp", "thread") if tile.cta_group == 2 else ("warp", "thread"),
+    )
 
 
 def _rectangles(parts: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
@@ -133,9 +163,9 @@ def samples(tile: Tile) -> str:
 def caption(tile: Tile) -> str:
     """What the schematic shows, the layout it rests on, and where the per-element detail is."""
     return (
-        f"{describe(tile)}: {layout_phrase(tile)}. Each block is one access of one tcgen05.ld "
-        f"({short_statement(tile, tile.issued[0], 'taddr+OFFSET')}), in its warp's color, named w (warp) "
-        f"i (instruction); thick frames = each warp's part of D. Samples: {samples(tile)}. Each block's "
-        "thread/register pattern is 'tmemviz layout' of its shape; hover a block of the -o FILE.html page "
-        "for its PTX, or draw every element with --detail all (or ask with --m-row/--n-col)"
+        f"{describe(tile)}: {layout_phrase(tile)}. Every element colored by the thread holding it (eight "
+        f"colors cycle over T0..T31); thin frames = one access of one tcgen05.ld "
+        f"({short_statement(tile, tile.issued[0], 'taddr+OFFSET')}), named w (warp) i (instruction); thick "
+        f"frames = each warp's part of D. Samples: {samples(tile)}. Hover or search (T6 r3, L,C) the -o "
+        "FILE.html page for any element's holder, or draw every label with --detail all"
     )
