@@ -27,7 +27,7 @@ def describe(tile: Tile) -> str:
 def mma_phrase(tile: Tile) -> str:
     """The MMA that wrote D: ``tcgen05.mma.cta_group::2, M=256 (data-path layout A, PTX 9.7.16.10.5)``."""
     ws = ".ws" if tile.ws else ""
-    sp = ".sp" if tile.path.sparsity == "sparse" else ""
+    sp = ".sp" if tile.sparse else ""
     return (
         f"tcgen05.mma{sp}{ws}.cta_group::{tile.cta_group}, M={tile.m} (data-path layout {tile.layout}, "
         f"PTX 9.7.16.10.5)"
@@ -151,7 +151,7 @@ def header(tile: Tile) -> dict[str, Any]:
         "layout": tile.layout,
         "cta_group": tile.cta_group,
         "ws": tile.ws,
-        "sparse": tile.path.sparsity == "sparse",
+        "sparse": tile.sparse,
         "lane_offset": tile.base[0],
         "shape": tile.shape.name,
         "num": tile.num,

@@ -43,7 +43,7 @@ def compare(shapes: tuple[Shape, ...], tile: Tile) -> list[tuple[str, int | None
                 storage=tile.storage,
                 taddr=tile.base,
                 cta_group=tile.cta_group,
-                sparse=tile.path.sparsity == "sparse",
+                sparse=tile.sparse,
                 ws=tile.ws,
                 paths=(tile.path,),
             )

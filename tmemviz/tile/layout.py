@@ -98,6 +98,8 @@ class Tile:
     path: DataPath
     """The tcgen05.mma data-path layout D was written in (PTX 9.7.16.10.5)."""
     ws: bool = False
+    sparse: bool = False
+    """Whether the MMA was tcgen05.mma.sp (sparse A): picks layout C over B; D is the same either way."""
 
     @property
     def layout(self) -> str:
@@ -219,7 +221,7 @@ def make_tile(
     plan = make_plan(path, shape, n, warps, bits, storage, base[0])
     chosen = plan.default_num() if num is None else plan.check_num(num)
     issued = plan.issue(chosen, base, path.cta_group)
-    return Tile(m, n, shape, chosen, warps, dtype, storage, base, issued, path, ws)
+    return Tile(m, n, shape, chosen, warps, dtype, storage, base, issued, path, ws, sparse)
 
 
 def _base(path: DataPath, taddr: tuple[int, int] | None, lane_offset: int | None) -> tuple[int, int]:
