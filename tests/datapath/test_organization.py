@@ -147,3 +147,31 @@ def test_bad_shape_files_name_file_and_field(tmp_path: Path, edit: tuple[str, st
     with pytest.raises(TmemvizError, match=message) as err:
         load_path(bad)
     assert str(bad) in str(err.value)
+
+
+@pytest.mark.parametrize("name", list("ABCDEFG"))
+def test_each_warps_region_is_what_its_tile_instructions_load(catalog: Catalog, name: str) -> None:
+    """The datapath table's warp regions and taddrs agree with the tile planner (built on the ld mapper)."""
+    from tmemviz.ldst.shapes import KIND as LDST
+    from tmemviz.tile.layout import elements, make_tile
+
+    path = catalog.get(DATAPATH, name)
+    for offset in path.lane_offsets:
+        org = organize(path, 128, offset)
+        tile = make_tile(
+            catalog.get(LDST, "16x64b"),
+            128,
+            m=path.m,
+            cta_group=path.cta_group,
+            ws=path.ws == "yes",
+            sparse=path.sparsity == "sparse",
+            lane_offset=offset,
+        )
+        held: dict[tuple[int, int], set[tuple[int, int]]] = {}
+        for e in elements(tile):
+            held.setdefault((e.cta, e.warp), set()).add((e.m, e.n))
+        for r in org.regions:
+            want = {(m, n) for m in range(r.rows[0], r.rows[1] + 1) for n in range(r.ns[0], r.ns[1] + 1)}
+            assert held[(r.cta, r.warp)] == want
+            first = min(i.taddr[0] for i in tile.issued if i.warp == r.warp and i.cta == r.cta)
+            assert (first - offset) << 16 == r.taddr_offset
