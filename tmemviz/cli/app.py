@@ -44,6 +44,7 @@ COMMANDS: dict[str, str] = {
     "desc": "tmemviz.cli.smem",
     "ptx": "tmemviz.cli.code",
     "tile": "tmemviz.cli.tile",
+    "scales": "tmemviz.cli.scales",
     "figure": "tmemviz.cli.figure",
     "gallery": "tmemviz.cli.gallery",
 }

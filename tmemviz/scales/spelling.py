@@ -57,7 +57,9 @@ def parse_kind(text: str) -> str:
     """
     key = str(text).strip().lower().lstrip(".").removeprefix("kind::")
     if key not in KINDS:
-        raise TmemvizError(f"unknown kind '{text}'; block-scaled MMAs are {', '.join(KINDS)} (PTX 9.7.16.10.7)")
+        raise TmemvizError(
+            f"unknown kind '{text}'; block-scaled MMAs are {', '.join(KINDS)} (PTX 9.7.16.10.7)"
+        )
     return key
 
 
@@ -136,7 +138,9 @@ def _extent(op: str, m: Optional[int], n: Optional[int], group: int) -> int:
     if n > MAX_N:
         raise TmemvizError(f"N = {n} is beyond what a block-scaled MMA takes; N is at most {MAX_N}")
     if n < step or n % step:
-        raise TmemvizError(f"N must be a multiple of {step} from {step} to {MAX_N} with .cta_group::{group}, got {n}")
+        raise TmemvizError(
+            f"N must be a multiple of {step} from {step} to {MAX_N} with .cta_group::{group}, got {n}"
+        )
     return n
 
 
