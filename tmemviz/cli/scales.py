@@ -1,4 +1,4 @@
-"""The ``scales`` command: where each scale factor of a block-scaled MMA sits, and the copies that put it there."""
+"""The ``scales`` command: where each scale factor of a block-scaled MMA sits, and the copies moving it."""
 
 from __future__ import annotations
 

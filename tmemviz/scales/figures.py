@@ -122,7 +122,8 @@ def chunk_panel(s: Scales, index: int = 0) -> Panel:
                     Box(x, r, 1, 1, PAD_FILL, "", f"smem byte {smem}: padding -> lane {r}, col {col}")
                 )
                 continue
-            tip = f"smem byte {smem} = SF{s.operand}[{row}][{kb}] -> lanes {r}, {r + 32}, {r + 64}, {r + 96}, col {col}"
+            lanes = f"{r}, {r + 32}, {r + 64}, {r + 96}"
+            tip = f"smem byte {smem} = SF{s.operand}[{row}][{kb}] -> lanes {lanes}, col {col}"
             boxes.append(
                 Box(x, r, 1, 1, thread_color(word), f"{row}:{kb}", tip, data=_data(s, row, kb, r, col, byte))
             )
@@ -132,8 +133,8 @@ def chunk_panel(s: Scales, index: int = 0) -> Panel:
     )
     return Panel(
         title=(
-            f"copy {tr.index}: shared-memory bytes {tr.smem}..{tr.smem + layout.CHUNK_BYTES - 1} as 32 source rows "
-            f"of 16 bytes; word w of row r -> lanes r, r+32, r+64, r+96, column {tr.col}+w"
+            f"copy {tr.index}: shared-memory bytes {tr.smem}..{tr.smem + layout.CHUNK_BYTES - 1} as 32 "
+            f"source rows of 16 bytes; word w of row r -> lanes r, r+32, r+64, r+96, column {tr.col}+w"
         ),
         width=layout.ROW_BYTES,
         height=layout.SUBPARTITION,
