@@ -111,6 +111,6 @@ def cell_sentence(s: Scales, row: int, kblock: int) -> str:
     mma = kblock // s.per_mma
     return (
         f"SF{s.operand}[{row}][{kblock}] (K {kblock * s.sf_vec}..{(kblock + 1) * s.sf_vec - 1}): "
-        f"shared-memory byte {rec['smem']}, copy {rec['copy']}; TMEM{where} lanes {lanes}, column {spots[0].col}, "
-        f"byte {spots[0].byte}; read by MMA {mma} with {sf_id_field(s)} {layout.reads(s)[mma].sf_id}"
+        f"shared-memory byte {rec['smem']}, copy {rec['copy']}; TMEM{where} lanes {lanes}, "
+        f"column {spots[0].col}, byte {spots[0].byte}; read by MMA {mma} with {sf_id_field(s)} {layout.reads(s)[mma].sf_id}"
     )

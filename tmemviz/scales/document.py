@@ -28,7 +28,8 @@ def notes(s: Scales) -> tuple[str, ...]:
         if s.operand == "B":
             out.append(
                 "B with .cta_group::2 is laid out as CUTLASS does for M = 256 (4x1 datapath); for "
-                "M = 128 CUTLASS uses a 2x2 datapath for SFB (ScaleFactorDuplicated2by2), which tmemviz does not model"
+                "M = 128 CUTLASS uses a 2x2 datapath for SFB (ScaleFactorDuplicated2by2), "
+                "which tmemviz does not model"
             )
     if s.operand == "B":
         out.append(N_NOTE)

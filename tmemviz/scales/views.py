@@ -22,7 +22,8 @@ def caption(s: Scales) -> str:
     text = (
         f"SF{s.operand} of {rows}, K = {s.k}, block {s.sf_vec} (.kind::{s.kind}, .scale_vec::{s.scale_vec}): "
         f"{s.rows} rows x {s.kblocks} blocks per CTA in {s.tiles * s.kchunks} chunks of 512 bytes; "
-        "chunk row r, word c holds rows 32c+r, bytes = 4 consecutive blocks; each copy writes lanes r, r+32, r+64, r+96"
+        "chunk row r, word c holds rows 32c+r, bytes = 4 consecutive blocks; "
+        "each copy writes lanes r, r+32, r+64, r+96"
     )
     if s.cta_group == 2:
         text += (
