@@ -112,5 +112,6 @@ def cell_sentence(s: Scales, row: int, kblock: int) -> str:
     return (
         f"SF{s.operand}[{row}][{kblock}] (K {kblock * s.sf_vec}..{(kblock + 1) * s.sf_vec - 1}): "
         f"shared-memory byte {rec['smem']}, copy {rec['copy']}; TMEM{where} lanes {lanes}, "
-        f"column {spots[0].col}, byte {spots[0].byte}; read by MMA {mma} with {sf_id_field(s)} {layout.reads(s)[mma].sf_id}"
+        f"column {spots[0].col}, byte {spots[0].byte}; "
+        f"read by MMA {mma} with {sf_id_field(s)} {layout.reads(s)[mma].sf_id}"
     )
