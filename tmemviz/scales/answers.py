@@ -69,12 +69,17 @@ def copy_record(s: Scales, tr: Transfer) -> dict[str, Any]:
     last = min(first + layout.CHUNK_ROWS, s.rows) - 1
     blocks = layout.CHUNK_BLOCKS * tr.kchunk
     return {
-        "ptx": tr.copy.statement(),
+        "ptx": copy_statement(tr),
         "smem": tr.smem,
         "col": tr.col,
         "rows": [first, last],
         "kblocks": [blocks, blocks + layout.CHUNK_BLOCKS - 1],
     }
+
+
+def copy_statement(tr: Transfer) -> str:
+    """The copy as ptxas assembles it: taddr of the first chunk plus this chunk's column."""
+    return tr.copy.statement(f"taddr+{tr.col}" if tr.col else "taddr", "sdesc")
 
 
 def mma_record(s: Scales, r: Read) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from tmemviz.draw.palette import thread_color
 from tmemviz.draw.table import BOLD, DIM, ITALIC, Cell, Column, Styled, Table, View, on
 from tmemviz.scales import layout
+from tmemviz.scales.answers import copy_statement
 from tmemviz.scales.layout import Scales, Transfer
 from tmemviz.scales.spelling import mma_statement, sf_id_field, sf_id_unit
 
@@ -82,16 +83,16 @@ def summary_view(s: Scales) -> View:
     """The copies, the MMAs, and how to read them."""
     items = layout.transfers(s)
     return (
-        Styled(f"each copy: {copy_ptx(items[0])}  (taddr column and descriptor start address per copy)"),
+        Styled(
+            f"each copy: {copy_statement(items[0])} with taddr + its first column and sdesc's start address "
+            "at its smem byte"
+        ),
         copies_table(s, items),
         Styled(f"each MMA: {mma_statement(s)}"),
         mma_table(s),
         Styled(caption(s), ITALIC),
     )
 
-
-def copy_ptx(tr: Transfer) -> str:
-    return tr.copy.statement()
 
 
 def tmem_view(s: Scales, width: int = 160, cta: int = 0) -> View:
