@@ -26,7 +26,7 @@ LANE = 262144
 
 def parse(text: str) -> tuple[object, object]:
     shape, stride = text.split(":")
-    return ast.literal_eval(shape.replace("(", "(").strip()), ast.literal_eval(stride.strip())
+    return ast.literal_eval(shape.strip()), ast.literal_eval(stride.strip())
 
 
 def flat(t: object) -> list[int]:
@@ -36,7 +36,7 @@ def flat(t: object) -> list[int]:
 def offset(index: int, shape: object, stride: object) -> int:
     """A 1-D index into a (nested) mode: colexicographic coordinates times strides."""
     total = 0
-    for size, step in zip(flat(shape), flat(stride)):
+    for size, step in zip(flat(shape), flat(stride), strict=True):
         total += (index % size) * step
         index //= size
     assert index == 0, "index beyond the mode"
@@ -104,7 +104,7 @@ def test_smem_and_tmem_match_cute_dsl(catalog: Catalog, index: int, operand: str
     )
     assert s.mma_k == case["mma_k"]
     (rows_s, kin_s), mm_s, mk_s = printed[f"SMEM_SF{operand}"][0]  # type: ignore[misc]
-    (rows_d, kin_d), mm_d, mk_d = printed[f"SMEM_SF{operand}"][1]  # type: ignore[misc]
+    (rows_d, kin_d), _, mk_d = printed[f"SMEM_SF{operand}"][1]  # type: ignore[misc]
     (trows_s, tkin_s), _, tmk_s = printed[f"TMEM_SF{operand}"][0]  # type: ignore[misc]
     (trows_d, tkin_d), _, tmk_d = printed[f"TMEM_SF{operand}"][1]  # type: ignore[misc]
     assert flat(mm_s) == [1], "one MMA per CTA along M/N in every recorded case"
