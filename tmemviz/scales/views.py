@@ -65,7 +65,7 @@ def mma_table(s: Scales) -> Table:
         Column("mma", justify="right"),
         Column("K", justify="right", no_wrap=True),
         Column("kblocks", justify="right", no_wrap=True),
-        Column("scale tmem column", justify="right", no_wrap=True),
+        Column("scale TMEM columns", justify="right", no_wrap=True),
         Column(sf_id_field(s), justify="right"),
         Column(f"{sf_id_unit(s)} (bytes)", justify="right", no_wrap=True),
     )
@@ -74,7 +74,14 @@ def mma_table(s: Scales) -> Table:
         blocks = f"{r.kblocks[0]}..{r.kblocks[-1]}" if len(r.kblocks) > 1 else str(r.kblocks[0])
         span = f"{r.sf_id}..{r.sf_id + s.per_mma - 1}" if s.per_mma > 1 else str(r.sf_id)
         rows.append(
-            (str(r.index), f"{r.k_first}..{r.k_last}", blocks, f"{r.col} (+{width - 1})", str(r.sf_id), span)
+            (
+                str(r.index),
+                f"{r.k_first}..{r.k_last}",
+                blocks,
+                f"{r.col}..{r.col + width - 1}" if width > 1 else str(r.col),
+                str(r.sf_id),
+                span,
+            )
         )
     return Table(columns, tuple(rows), title="MMAs along K", title_justify="left")
 
@@ -92,7 +99,6 @@ def summary_view(s: Scales) -> View:
         mma_table(s),
         Styled(caption(s), ITALIC),
     )
-
 
 
 def tmem_view(s: Scales, width: int = 160, cta: int = 0) -> View:
