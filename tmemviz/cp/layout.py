@@ -59,6 +59,10 @@ class Copy:
     decompress: Format | None
     taddr: tuple[int, int] | None
     """Absolute (lane, column) of taddr; None means coordinates are taddr-relative."""
+    offset: tuple[int, int] = (0, 0)
+    """The address immediate of ``[base + imm]`` as (lane, column): imm >> 16, imm & 0xFFFF (PTX 9.7.16.2)."""
+    base: str | None = None
+    """The base register when a PTX line names it; coordinates are relative to it without a taddr."""
 
     @property
     def multicast(self) -> str | None:
@@ -84,7 +88,9 @@ class Copy:
 
     @property
     def origin(self) -> tuple[int, int]:
-        return self.taddr if self.taddr is not None else (0, 0)
+        """taddr (or the base register, as 0,0) plus the address immediate."""
+        lane, col = self.taddr if self.taddr is not None else (0, 0)
+        return lane + self.offset[0], col + self.offset[1]
 
     @property
     def replicas(self) -> int:
@@ -102,6 +108,15 @@ class Copy:
             out.append(self.shape.basis)
         if self.decompress:
             out.append(DECOMPRESS_SHAPES_NOTE)
+        if self.base is not None or self.offset != (0, 0):
+            lane, col = self.offset
+            imm = f"the address immediate {(lane << 16) | col} = lane +{lane}, column +{col}"
+            where = (
+                f"relative to the base register {self.base or 'taddr'}"
+                if self.taddr is None
+                else f"absolute: --taddr is the value of {self.base or 'taddr'}, and the immediate is added"
+            )
+            out.append(f"lanes and columns are {where}; {imm} (imm >> 16, imm & 0xFFFF) is applied")
         return tuple(out)
 
     def lane_span(self) -> tuple[int, int]:
@@ -118,6 +133,8 @@ def make_copy(
     cta_group: int = 1,
     decompress: str | None = None,
     taddr: tuple[int, int] | None = None,
+    offset: tuple[int, int] = (0, 0),
+    base: str | None = None,
 ) -> Copy:
     """Validate the qualifiers and operand against PTX 9.7.16.9.2 and the shape file.
 
@@ -142,9 +159,9 @@ def make_copy(
             f"decompression works on {CHUNK_BYTES}-byte chunks, but rows of {shape.ptx_name} are "
             f"{shape.row_bits} bits"
         )
-    cp = Copy(shape, placement, cta_group, fmt, taddr)
-    if taddr is not None:
-        _check_placement(cp, taddr)
+    cp = Copy(shape, placement, cta_group, fmt, taddr, offset, base)
+    if taddr is not None or offset != (0, 0):
+        _check_placement(cp, cp.origin)
     return cp
 
 

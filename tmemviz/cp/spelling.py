@@ -13,6 +13,7 @@ from tmemviz.catalog import Catalog
 from tmemviz.cp.layout import Copy, make_copy
 from tmemviz.cp.shapes import KIND, CopyShape, Placement
 from tmemviz.errors import TmemvizError
+from tmemviz.ptxline import Address, is_instruction, parse_line
 from tmemviz.tmem import parse_taddr
 from tmemviz.values import agree
 
@@ -29,6 +30,10 @@ class CopySpelling:
     multicast: str | None = None
     cta_group: int | None = None
     decompress: str | None = None
+    address: Address | None = None
+    """The ``[base + immediate]`` operand of a PTX line, where written."""
+    guard: str | None = None
+    """The guard predicate of a PTX line (``%p2``, ``!%p2``); it does not change the copy."""
 
 
 def find_cutlass_copy(catalog: Catalog, name: str) -> tuple[CopyShape, Placement] | None:
@@ -49,10 +54,12 @@ def parse_cp_spelling(catalog: Catalog, text: str) -> CopySpelling:
 
     >>> from tmemviz.catalog import load_catalog
     >>> catalog = load_catalog()
-    >>> parse_cp_spelling(catalog, "SM100_UTCCP_2x64dp128bitlw0123_2cta")
-    CopySpelling(shape='64x128b', multicast='warpx2::01_23', cta_group=2, decompress=None)
-    >>> parse_cp_spelling(catalog, "tcgen05.cp.cta_group::1.128x128b.b8x16.b6x16_p32 [t], d;")
-    CopySpelling(shape='128x128b', multicast=None, cta_group=1, decompress='b6x16_p32')
+    >>> s = parse_cp_spelling(catalog, "SM100_UTCCP_2x64dp128bitlw0123_2cta")
+    >>> s.shape, s.multicast, s.cta_group, s.decompress
+    ('64x128b', 'warpx2::01_23', 2, None)
+    >>> s = parse_cp_spelling(catalog, "@%p1 tcgen05.cp.cta_group::1.128x128b.b8x16.b6x16_p32 [%r1+32], d;")
+    >>> s.shape, s.cta_group, s.decompress, s.address, s.guard
+    ('128x128b', 1, 'b6x16_p32', Address(base='%r1', offset=32), '%p1')
     """
     text = text.strip()
     if not text:
@@ -63,7 +70,8 @@ def parse_cp_spelling(catalog: Catalog, text: str) -> CopySpelling:
         if found is not None:
             shape, placement = found
             return CopySpelling(shape.name, placement.multicast, int(m.group(2)) if m.group(2) else None)
-    opcode = text.split()[0]
+    line = parse_line(text) if is_instruction(text) else None
+    opcode = line.opcode if line is not None else text.split()[0]
     tokens = [t for t in opcode.split(".") if t]
     whole_line = len(tokens) >= 2 and tokens[0].lower() == "tcgen05"
     if whole_line:
@@ -96,7 +104,9 @@ def parse_cp_spelling(catalog: Catalog, text: str) -> CopySpelling:
     if whole_line and 0 not in found:
         raise TmemvizError("a tcgen05.cp instruction needs .cta_group::1 or .cta_group::2 (PTX 9.7.16.9.2)")
     cta_group = parse_cta_group(found[0]) if 0 in found else None
-    return CopySpelling(found[1], found.get(2), cta_group, found.get(4))
+    address = line.address() if line is not None else None
+    guard = line.guard if line is not None else None
+    return CopySpelling(found[1], found.get(2), cta_group, found.get(4), address, guard)
 
 
 _CP_SLOTS = (".cta_group", "shape", ".multicast", ".dst_fmt (.b8x16)", ".src_fmt")
@@ -148,4 +158,6 @@ def resolve_copy(
         ),
         agree("--decompress", spelled.decompress, fmt, None),
         parse_taddr(taddr) if taddr is not None else None,
+        spelled.address.lane_col if spelled.address is not None else (0, 0),
+        spelled.address.base if spelled.address is not None else None,
     )

@@ -22,6 +22,10 @@ def context(ins: Instruction) -> str:
         parts.append(f"split offset {ins.split_offset}")
     if ins.taddr is not None:
         parts.append(f"taddr lane {ins.taddr[0]}, column {ins.taddr[1]}, warp {ins.warp}")
+    if ins.offset != (0, 0):
+        parts.append(f"address immediate lane +{ins.offset[0]}, column +{ins.offset[1]}")
+    if ins.base is not None and ins.taddr is None:
+        parts.append(f"relative to {ins.base}")
     extra = f" ({'; '.join(parts)})" if parts else ""
     return f"{ins.qualifiers}{extra}"
 
@@ -58,6 +62,28 @@ def where_sentence(ins: Instruction, thread: int, reg: int, cells: tuple[Cell, .
     return f"thread {thread}, register r{reg} of {context(ins)} {verb} {spots}{redval_phrase(ins, thread)}"
 
 
+def address_note(ins: Instruction) -> str | None:
+    """How the address ``[base + imm]`` of a PTX line frames the coordinates; None when it says nothing.
+
+    The immediate is a TMEM address offset: lane = imm >> 16, column = imm & 0xFFFF (PTX 9.7.16.2).
+    Without --taddr, coordinates are relative to the base register; --taddr gives that register's
+    value, and the immediate is added to it.
+    """
+    if ins.base is None and ins.offset == (0, 0):
+        return None
+    base = ins.base or "taddr"
+    lane, col = ins.offset
+    imm = (
+        f"the address immediate {(lane << 16) | col} = lane +{lane}, column +{col} (imm >> 16, imm & 0xFFFF)"
+    )
+    if ins.taddr is None:
+        return f"lanes and columns are relative to the base register {base}; {imm} is applied"
+    return (
+        f"--taddr is the value of {base} (lane {ins.taddr[0]}, column {ins.taddr[1]}); {imm} is added, "
+        f"so the access starts at lane {ins.origin[0]}, column {ins.origin[1]}"
+    )
+
+
 # Records: what --format json / csv print.
 
 
@@ -75,6 +101,9 @@ def layout_header(ins: Instruction) -> dict[str, Any]:
         "taddr": None if ins.taddr is None else {"lane": ins.taddr[0], "col": ins.taddr[1]},
         "warp": ins.warp,
     }
+    if ins.base is not None or ins.offset != (0, 0):
+        record["base"] = ins.base
+        record["offset"] = {"lane": ins.offset[0], "col": ins.offset[1]}
     if ins.red is not None:
         record["red"] = {"op": ins.red.op, "type": ins.red.type, "abs": ins.red.abs, "nan": ins.red.nan}
         record["redval"] = [redval_record(r) for r in reductions(ins)]

@@ -43,6 +43,7 @@ def layout_document(
             "threads": lambda width: views.threads_view(ins, cells()),
         },
         figure=figure,
+        notes=tuple(n for n in (answers.address_note(ins),) if n),
         warnings=tuple(ins.warnings),
         subject=ins,
         which_of=which,

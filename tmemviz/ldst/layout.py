@@ -38,7 +38,7 @@ from typing import NamedTuple
 from tmemviz.errors import TmemvizError
 from tmemviz.ldst.reduction import Reduced, Reduction, check_reduction
 from tmemviz.ldst.shapes import NUMS, Shape
-from tmemviz.tmem import THREADS, TMEM_COLUMNS, WARP_LANES, check_inside, merge_ranges
+from tmemviz.tmem import THREADS, TMEM_COLUMNS, TMEM_LANES, WARP_LANES, check_inside, merge_ranges
 
 OPS = ("ld", "st")
 
@@ -82,6 +82,10 @@ class Instruction:
     warnings: tuple[str, ...] = ()
     red: Reduction | None = None
     """The reduction of a tcgen05.ld.red, else None."""
+    offset: tuple[int, int] = (0, 0)
+    """The address immediate of ``[base + imm]`` as (lane, column): imm >> 16, imm & 0xFFFF (PTX 9.7.16.2)."""
+    base: str | None = None
+    """The base register of the address when a PTX line names it; coordinates are relative to it."""
 
     @property
     def registers_per_thread(self) -> int:
@@ -101,7 +105,9 @@ class Instruction:
 
     @property
     def origin(self) -> tuple[int, int]:
-        return self.taddr if self.taddr is not None else (0, 0)
+        """Where the access starts: taddr (or the base register, as 0,0) plus the address immediate."""
+        lane, col = self.taddr if self.taddr is not None else (0, 0)
+        return lane + self.offset[0], col + self.offset[1]
 
     @property
     def qualifiers(self) -> str:
@@ -172,6 +178,8 @@ def make_instruction(
     taddr: tuple[int, int] | None = None,
     warp: int | None = None,
     red: Reduction | None = None,
+    offset: tuple[int, int] = (0, 0),
+    base: str | None = None,
 ) -> Instruction:
     """Validate every qualifier and operand against the PTX rules.
 
@@ -220,14 +228,22 @@ def make_instruction(
         raise TmemvizError(f"warp must be 0..31 (a CTA has at most 32 warps), got {warp}")
     if taddr is None and warp is not None:
         taddr = (WARP_LANES * (warp % 4), 0)
+    start = ((taddr or (0, 0))[0] + offset[0], (taddr or (0, 0))[1] + offset[1])
     if taddr is not None:
-        warp = _check_placement(shape, taddr, warp)
-    span_end = (taddr[1] if taddr else 0) + (split_offset or 0) + width - 1
+        warp = _check_placement(shape, start, warp)
+    elif offset != (0, 0):
+        check_inside(*offset)  # relative to an unknown base: only Tensor Memory's extent is known
+        if offset[0] + shape.lanes > TMEM_LANES:
+            raise TmemvizError(
+                f"the address immediate puts lane {offset[0]} first, but {shape.name} spans {shape.lanes} "
+                f"lanes and Tensor Memory has lanes 0..{TMEM_LANES - 1}"
+            )
+    span_end = start[1] + (split_offset or 0) + width - 1
     if span_end >= TMEM_COLUMNS:
         raise TmemvizError(
             f"the access would reach column {span_end}, but Tensor Memory has columns 0..{TMEM_COLUMNS - 1}"
         )
-    return Instruction(shape, num, pack, op, split_offset, taddr, warp, tuple(warnings), red)
+    return Instruction(shape, num, pack, op, split_offset, taddr, warp, tuple(warnings), red, offset, base)
 
 
 def _check_placement(shape: Shape, taddr: tuple[int, int], warp: int | None) -> int:

@@ -13,13 +13,14 @@ Accepted SHAPE spellings, all case-insensitive:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
 from tmemviz.ldst.layout import Instruction, make_instruction
 from tmemviz.ldst.reduction import RED_OPS, RED_TYPES, Reduction
 from tmemviz.ldst.shapes import KIND
+from tmemviz.ptxline import Address, PtxLine, is_instruction, parse_immediate, parse_line
 from tmemviz.tmem import parse_taddr
 from tmemviz.values import agree, parse_int
 
@@ -43,15 +44,23 @@ class Spelling:
     vector_size: int | None = None
     red: tuple[str, ...] | None = None
     """For tcgen05.ld.red, its reduction qualifiers as written (lower case), e.g. ('max', 'f32')."""
+    guard: str | None = None
+    """The guard predicate of a PTX line (``%p2``, ``!%p2``); it does not change the layout."""
+    address: Address | None = None
+    """The ``[base + immediate]`` operand of a PTX line, where written."""
+    registers: tuple[str, ...] | None = None
+    """The register names of the vector in order, when the line writes them all (no ``...``)."""
 
 
 def parse_spelling(text: str) -> Spelling:
     """Split a SHAPE argument into its parts; the shape name itself is checked later.
 
-    >>> parse_spelling("16dp256b4x_16b")
-    Spelling(shape='16dp256b', num=4, pack=True, op=None, split_offset=None, vector_size=None, red=None)
-    >>> parse_spelling("tcgen05.st.sync.aligned.16x32bx2.x2.unpack::16b.b32 [t], 4, {r0, r1};")
-    Spelling(shape='16x32bx2', num=2, pack=True, op='st', split_offset=4, vector_size=2, red=None)
+    >>> s = parse_spelling("16dp256b4x_16b")
+    >>> s.shape, s.num, s.pack, s.op, s.split_offset, s.vector_size
+    ('16dp256b', 4, True, None, None, None)
+    >>> s = parse_spelling("tcgen05.st.sync.aligned.16x32bx2.x2.unpack::16b.b32 [t], 4, {r0, r1};")
+    >>> s.shape, s.num, s.pack, s.op, s.split_offset, s.vector_size
+    ('16x32bx2', 2, True, 'st', 4, 2)
     >>> parse_spelling("tcgen05.ld.red.sync.aligned.32x32b.x2.max.abs.f32 {a, b}, m, [t];").red
     ('max', 'abs', 'f32')
     """
@@ -62,7 +71,8 @@ def parse_spelling(text: str) -> Spelling:
     if m:
         op = {"load": "ld", "store": "st"}.get((m.group(1) or "").lower())
         return Spelling(m.group(2), int(m.group(3)), bool(m.group(4)) or None, op)
-    opcode, _, operands = text.partition(" ")
+    line = parse_line(text) if is_instruction(text) else None
+    opcode, _, operands = (line.opcode, "", "") if line else text.partition(" ")
     tokens = [t for t in opcode.split(".") if t]
     if not tokens:
         raise TmemvizError(f"'{text}' names no shape; give one such as 16x256b")
@@ -108,8 +118,36 @@ def parse_spelling(text: str) -> Spelling:
             raise TmemvizError(f"'.{token}' is not a qualifier of tcgen05.ld/st")
     if shape is None:
         raise TmemvizError(f"'{text}' names no shape; give one such as 16x256b")
+    reds = tuple(red) if red is not None else None
+    if line is not None:
+        return _line_spelling(line, Spelling(shape, num, pack, op, red=reds))
     offset, vector = _operands(operands)
-    return Spelling(shape, num, pack, op, offset, vector, tuple(red) if red is not None else None)
+    return Spelling(shape, num, pack, op, offset, vector, reds)
+
+
+def _line_spelling(line: PtxLine, spelled: Spelling) -> Spelling:
+    """Add a PTX line's operands: guard, address, split offset, register names.
+
+    Operand order (PTX 9.7.16.8.3/4): ld ``{v}, [taddr][, imm]``; ld.red ``{v}, redval, [taddr][, imm]``
+    (compilers may write redval as a one-register vector); st ``[taddr][, imm], {v}``.
+
+    >>> s = parse_spelling("@%p2 tcgen05.st.sync.aligned.16x64b.x1.b32 [%r2 + 1048576], {%r3};")
+    >>> s.guard, s.address, s.registers, s.vector_size
+    ('%p2', Address(base='%r2', offset=1048576), ('%r3',), 1)
+    """
+    immediates = [v for o in line.operands if not o.startswith(("[", "{")) for v in [parse_immediate(o)]]
+    numbers = [v for v in immediates if v is not None]
+    vectors = line.vectors()
+    vector = (vectors[-1] if spelled.op == "st" else vectors[0]) if vectors else None
+    names = vector if vector is not None and all(x not in ("...", "…") for x in vector) else None
+    return replace(
+        spelled,
+        split_offset=numbers[-1] if numbers else None,
+        vector_size=len(names) if names is not None else None,
+        guard=line.guard,
+        address=line.address(),
+        registers=names,
+    )
 
 
 def _operands(text: str) -> tuple[int | None, int | None]:
@@ -207,6 +245,8 @@ def resolve(
         taddr=parse_taddr(taddr) if taddr is not None else None,
         warp=parse_int(warp, "--warp") if warp is not None else None,
         red=reduction,
+        offset=spelled.address.lane_col if spelled.address is not None else (0, 0),
+        base=spelled.address.base if spelled.address is not None else None,
     )
     if spelled.vector_size is not None and spelled.vector_size != ins.registers_per_thread:
         raise TmemvizError(

@@ -27,7 +27,7 @@ def caption(ins: Instruction) -> str:
     regs = ins.registers_per_thread
     text += f", {regs} register{'s' if regs != 1 else ''}/thread"
     if ins.taddr is None:
-        text += "; lanes and columns relative to taddr"
+        text += f"; lanes and columns relative to {ins.base or 'taddr'}"
     else:
         lane, col = ins.taddr
         text += f"; absolute lanes and columns, taddr = lane {lane}, column {col}, warp {ins.warp}"

@@ -1,0 +1,232 @@
+"""One PTX instruction as compilers print it: guard, opcode, operands, address, register vector.
+
+Shared by every family that reads PTX text. Pure: no I/O. Accepts what Triton,
+nvcc and hand-written inline asm produce (PTX ISA 4 "Syntax"):
+
+* a guard predicate ``@%p2`` or ``@!%p2`` (PTX 9.3 "Predicated execution");
+* an address ``[%r2]``, ``[%r2+16]``, ``[%r2 + 1048576]``, ``[ %r149 + 0 ]``, ``[%r2+-4]``
+  or a bare immediate ``[0x10]`` (PTX 6.4 "Addresses as operands");
+* integer immediates in decimal, hex ``0x..``, binary ``0b..``, octal ``0..`` with an optional
+  ``U`` suffix (PTX 4.5.1 "Integer constants");
+* register vectors ``{%r1, %r2, ...}`` that may span lines;
+* a trailing ``// comment`` or ``/* comment */`` and any extra whitespace.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tmemviz.errors import TmemvizError
+
+_GUARD = re.compile(r"^@(!?)\s*(%?[\w$.]+)\s+")
+_INT = re.compile(r"^([+-]?)(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?$")
+_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Address:
+    """``[base + offset]``: a base register (or None for an absolute immediate) and a byte/cell offset."""
+
+    base: str | None
+    offset: int
+
+    @property
+    def lane_col(self) -> tuple[int, int]:
+        """The offset read as a TMEM address: lane in bits 31:16, column in bits 15:0 (PTX 9.7.16.2).
+
+        >>> Address("%r2", 1048576).lane_col, Address("%r2", 128).lane_col
+        ((16, 0), (0, 128))
+        """
+        value = self.offset & 0xFFFFFFFF
+        return value >> 16, value & 0xFFFF
+
+
+@dataclass(frozen=True)
+class PtxLine:
+    """One instruction statement, split but not interpreted."""
+
+    text: str
+    """The statement as given, whitespace collapsed, comments removed, without the ``;``."""
+    guard: str | None
+    """The guard predicate as written, ``%p2`` or ``!%p2``; None when unguarded."""
+    opcode: str
+    """``tcgen05.st.sync.aligned.16x64b.x8.b32``."""
+    operands: tuple[str, ...]
+    """Operands split at top-level commas, each stripped: ``("[%r2 + 0]", "{%r3, %r4}")``."""
+    comment: str | None = None
+    """A trailing ``// comment`` without the slashes, when there was one."""
+
+    @property
+    def qualifiers(self) -> tuple[str, ...]:
+        """The opcode split at dots: ``("tcgen05", "st", "sync", ...)``."""
+        return tuple(t for t in self.opcode.split(".") if t)
+
+    def address(self) -> Address | None:
+        """The first ``[...]`` operand, parsed; None when there is none."""
+        for operand in self.operands:
+            if operand.startswith("["):
+                return parse_address(operand)
+        return None
+
+    def vectors(self) -> tuple[tuple[str, ...], ...]:
+        """Every ``{...}`` operand as a tuple of register names, in order."""
+        return tuple(parse_vector(o) for o in self.operands if o.startswith("{"))
+
+    def immediates(self) -> tuple[int, ...]:
+        """Every operand that is an integer immediate, in order."""
+        return tuple(v for v in (parse_immediate(o) for o in self.operands) if v is not None)
+
+
+def strip_comment(text: str) -> tuple[str, str | None]:
+    """Remove ``/* */`` comments and a trailing ``// comment``; return the code and the comment.
+
+    >>> strip_comment("tcgen05.wait::ld.sync.aligned; // wait")
+    ('tcgen05.wait::ld.sync.aligned; ', 'wait')
+    """
+    text = _BLOCK_COMMENT.sub(" ", text)
+    code, slashes, comment = text.partition("//")
+    return code, comment.strip() if slashes else None
+
+
+def parse_line(text: str) -> PtxLine:
+    """Split one PTX statement (possibly spanning lines) into guard, opcode and operands.
+
+    >>> line = parse_line("@%p2 tcgen05.st.sync.aligned.16x64b.x2.b32 [%r2 + 1048576], {%r3,\\n %r4};")
+    >>> line.guard, line.opcode, line.operands
+    ('%p2', 'tcgen05.st.sync.aligned.16x64b.x2.b32', ('[%r2 + 1048576]', '{%r3, %r4}'))
+    >>> line.address(), line.vectors()
+    (Address(base='%r2', offset=1048576), (('%r3', '%r4'),))
+    >>> parse_line("  @!%p1  tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64 [%rd5]; // c").guard
+    '!%p1'
+    """
+    code, comment = strip_comment(text)
+    code = " ".join(code.split()).strip()
+    code = code[:-1].rstrip() if code.endswith(";") else code
+    if ";" in code:
+        raise TmemvizError(f"'{code}' holds more than one PTX statement; give one")
+    if not code:
+        raise TmemvizError(
+            "the PTX line is empty; give one instruction such as tcgen05.wait::ld.sync.aligned;"
+        )
+    guard = None
+    m = _GUARD.match(code)
+    if m:
+        guard = m.group(1) + m.group(2)
+        code = code[m.end() :]
+    elif code.startswith("@"):
+        raise TmemvizError(f"'{code}' has a guard but no instruction after it; write @%p1 opcode operands")
+    opcode, _, rest = code.partition(" ")
+    return PtxLine(code, guard, opcode, split_operands(rest), comment)
+
+
+def split_operands(text: str) -> tuple[str, ...]:
+    """Split at commas outside ``{}``/``[]``/``()``; each operand has its inner spaces normalised.
+
+    >>> split_operands("{%r1, %r2}, [ %r3 + 0 ], 16")
+    ('{%r1, %r2}', '[%r3 + 0]', '16')
+    """
+    parts: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(text):
+        if ch in "{[(":
+            depth += 1
+        elif ch in "}])":
+            depth -= 1
+            if depth < 0:
+                raise TmemvizError(f"'{text}' closes a bracket it never opened")
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    if depth:
+        raise TmemvizError(f"'{text}' opens a bracket it never closes")
+    parts.append(text[start:])
+    out = tuple(_tidy(p) for p in parts)
+    if out == ("",):
+        return ()
+    if "" in out:
+        raise TmemvizError(f"'{text}' has an empty operand between commas")
+    return out
+
+
+def _tidy(operand: str) -> str:
+    """``[ %r3+0 ]`` -> ``[%r3 + 0]``; ``{ %r1 ,%r2 }`` -> ``{%r1, %r2}``; others stripped."""
+    operand = operand.strip()
+    if operand.startswith("[") and operand.endswith("]"):
+        inner = re.sub(r"\s*\+\s*", " + ", operand[1:-1].strip())
+        return f"[{inner}]"
+    if operand.startswith("{") and operand.endswith("}"):
+        return "{" + ", ".join(x.strip() for x in operand[1:-1].split(",")) + "}"
+    return operand
+
+
+def parse_immediate(text: str) -> int | None:
+    """A PTX integer constant's value, or None when ``text`` is not one.
+
+    >>> parse_immediate("0x10"), parse_immediate("136314896"), parse_immediate("%r2"), parse_immediate("8U")
+    (16, 136314896, None, 8)
+    """
+    m = _INT.match(text.strip())
+    if not m:
+        return None
+    digits = m.group(2)
+    if digits[:2].lower() == "0x":
+        value = int(digits, 16)
+    elif digits[:2].lower() == "0b":
+        value = int(digits[2:], 2)
+    elif len(digits) > 1 and digits[0] == "0":
+        value = int(digits, 8)
+    else:
+        value = int(digits)
+    return -value if m.group(1) == "-" else value
+
+
+def parse_address(text: str) -> Address:
+    """``[%r2]``, ``[%r2+16]``, ``[%r2 + 0x100000]``, ``[%r2+-4]``, ``[64]``.
+
+    >>> parse_address("[ %r149 + 0 ]"), parse_address("[%r2+0x10]"), parse_address("[32]")
+    (Address(base='%r149', offset=0), Address(base='%r2', offset=16), Address(base=None, offset=32))
+    """
+    inner = text.strip()
+    if not (inner.startswith("[") and inner.endswith("]")):
+        raise TmemvizError(f"'{text}' is not an address; write it as [%r2] or [%r2 + 16]")
+    terms = [t.strip() for t in inner[1:-1].split("+")]
+    base: str | None = None
+    offset = 0
+    for term in terms:
+        value = parse_immediate(term)
+        if value is not None:
+            offset += value
+        elif re.fullmatch(r"%?[A-Za-z_$][\w$]*", term) and base is None:
+            base = term
+        else:
+            raise TmemvizError(f"'{text}' is not an address PTX allows: use [reg], [reg + imm] or [imm]")
+    return Address(base, offset)
+
+
+def parse_vector(text: str) -> tuple[str, ...]:
+    """``{%r1, %r2}`` -> ``("%r1", "%r2")``; ``{}`` is refused.
+
+    >>> parse_vector("{ %r1 ,%r2 }")
+    ('%r1', '%r2')
+    """
+    inner = text.strip()
+    if not (inner.startswith("{") and inner.endswith("}")):
+        raise TmemvizError(f"'{text}' is not a register vector; write it as {{%r1, %r2}}")
+    items = tuple(x.strip() for x in inner[1:-1].split(","))
+    if not any(items) or "" in items:
+        raise TmemvizError(f"'{text}' has an empty register in its vector")
+    return items
+
+
+def is_instruction(text: str, prefix: str = "tcgen05.") -> bool:
+    """Whether ``text`` (a SHAPE argument, say) is a PTX statement starting with ``prefix``.
+
+    >>> is_instruction("@%p2 tcgen05.st.sync.aligned.16x64b.x8.b32 [%r2], {%r3};"), is_instruction("16x64b")
+    (True, False)
+    """
+    code = strip_comment(text)[0].lstrip()
+    m = _GUARD.match(code)
+    if m:
+        code = code[m.end() :]
+    return code.lower().startswith(prefix)
