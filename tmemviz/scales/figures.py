@@ -29,7 +29,7 @@ def _data(s: Scales, row: int, kb: int, lane: int, col: int, byte: int) -> tuple
         ("col", str(col)),
         ("byte", str(byte)),
         ("mma", str(kb // s.per_mma)),
-        ("group", "mma"),
+        ("group", "row"),  # clicking a scale factor selects every scale factor of its row
     )
 
 
