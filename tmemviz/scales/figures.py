@@ -171,8 +171,8 @@ GALLERY = (
         "mxf4nvf4",
         16,
         256,
-        256,
-        "NVFP4: 4 MMAs of K = 64, a word each (.scale_vec::4X, block16), N = 256",
+        128,
+        "NVFP4: 2 MMAs of K = 64, a word each (.scale_vec::4X, block16), N = 256",
     ),
 )
 
