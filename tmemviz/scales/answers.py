@@ -11,7 +11,7 @@ from typing import Any
 
 from tmemviz.scales import layout
 from tmemviz.scales.layout import Read, Scales, Spot, Transfer
-from tmemviz.scales.spelling import mma_statement, sf_id_field, sf_id_unit
+from tmemviz.scales.spelling import SF_ID_SHIFT, idesc_bits, mma_statement, sf_id_field, sf_id_unit
 
 CSV_HEADER = ("row", "kblock", "smem", "copy", "cta", "lane", "col", "byte")
 
@@ -92,6 +92,8 @@ def mma_record(s: Scales, r: Read) -> dict[str, Any]:
         "cols": [r.col, r.col + layout.mma_columns(s) - 1],
         "sf_id": r.sf_id,
         "bytes": [r.sf_id, r.sf_id + s.per_mma - 1],
+        "idesc_bits": [SF_ID_SHIFT[s.operand], SF_ID_SHIFT[s.operand] + 1],
+        "idesc_or": idesc_bits(s, r.sf_id),
     }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tmemviz.draw.document import Document, Record
 from tmemviz.scales import answers, layout
 from tmemviz.scales.layout import Scales
-from tmemviz.scales.spelling import N_NOTE, rows_note
+from tmemviz.scales.spelling import N_NOTE, SF_ID_NOTE, rows_note
 
 SMEM_NOTE = (
     "chunk order in shared memory follows NVIDIA CuTe DSL make_smem_layout_sfa/sfb (the K chunks of a "
@@ -21,6 +21,8 @@ CTA2_NOTE = (
 
 def notes(s: Scales) -> tuple[str, ...]:
     out = [n for n in (rows_note(s),) if n]
+    if s.per_mma < 4:
+        out.append(SF_ID_NOTE)
     if s.tiles > 1 and s.kchunks > 1:
         out.append(SMEM_NOTE)
     if s.cta_group == 2:

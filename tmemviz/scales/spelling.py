@@ -167,6 +167,24 @@ def sf_id_field(s: Scales) -> str:
     return f"SF{s.operand} ID"
 
 
+SF_ID_SHIFT = {"A": 29, "B": 4}
+"""Lowest bit of the 2-bit SFA ID / SFB ID in the instruction descriptor (CUTLASS)."""
+SF_ID_NOTE = (
+    "the SF ID's place in the instruction descriptor (SFA ID bits 29-30, SFB ID bits 4-5) follows CUTLASS's "
+    "InstrDescriptorBlockScaled; the PTX excerpts at hand give only the dense kinds' descriptor table"
+)
+
+
+def idesc_bits(s: Scales, sf_id: int) -> int:
+    """What to OR into the instruction descriptor for ``sf_id``.
+
+    >>> from tmemviz.scales.layout import builtin_32x128b
+    >>> hex(idesc_bits(make_scales("A", "mxf8f6f4", 32, 1, 128, 128, builtin_32x128b()), 3))
+    '0x60000000'
+    """
+    return sf_id << SF_ID_SHIFT[s.operand]
+
+
 def sf_id_unit(s: Scales) -> str:
     """What the SF ID selects in a 32-bit column (PTX 9.7.16.10.7)."""
     return {1: "byte", 2: "half-word", 4: "word"}[s.per_mma]

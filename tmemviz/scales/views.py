@@ -10,7 +10,7 @@ from tmemviz.draw.table import BOLD, DIM, ITALIC, Cell, Column, Styled, Table, V
 from tmemviz.scales import layout
 from tmemviz.scales.answers import copy_statement
 from tmemviz.scales.layout import Scales, Transfer
-from tmemviz.scales.spelling import mma_statement, sf_id_field, sf_id_unit
+from tmemviz.scales.spelling import idesc_bits, mma_statement, sf_id_field, sf_id_unit
 
 
 def copy_color(index: int) -> str:
@@ -68,6 +68,7 @@ def mma_table(s: Scales) -> Table:
         Column("scale TMEM columns", justify="right", no_wrap=True),
         Column(sf_id_field(s), justify="right"),
         Column(f"{sf_id_unit(s)} (bytes)", justify="right", no_wrap=True),
+        Column("idesc |=", justify="right", no_wrap=True),
     )
     rows = []
     for r in layout.reads(s):
@@ -81,6 +82,7 @@ def mma_table(s: Scales) -> Table:
                 f"{r.col}..{r.col + width - 1}" if width > 1 else str(r.col),
                 str(r.sf_id),
                 span,
+                f"0x{idesc_bits(s, r.sf_id):08x}",
             )
         )
     return Table(columns, tuple(rows), title="MMAs along K", title_justify="left")
