@@ -7,6 +7,7 @@ under ``.cta_group::2`` each TMEM entry also names its ``cta``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from tmemviz.scales import layout
@@ -97,11 +98,13 @@ def mma_record(s: Scales, r: Read) -> dict[str, Any]:
     }
 
 
-def csv_rows(s: Scales) -> list[tuple[Any, ...]]:
-    """One line per TMEM byte of every scale factor."""
+def csv_rows(
+    s: Scales, rows: Iterable[int] | None = None, blocks: Iterable[int] | None = None
+) -> list[tuple[Any, ...]]:
+    """One line per TMEM byte of every scale factor (of ``rows`` and ``blocks`` when given)."""
     out: list[tuple[Any, ...]] = []
-    for row in all_rows(s):
-        for kb in range(s.kblocks):
+    for row in all_rows(s) if rows is None else rows:
+        for kb in range(s.kblocks) if blocks is None else blocks:
             tr, _, _ = layout.source_row(s, row, kb)
             smem = layout.smem_byte(s, row, kb)
             for x in layout.landings(s, row, kb):

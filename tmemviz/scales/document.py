@@ -47,9 +47,10 @@ def scales_document(
     if kblock is not None:
         layout.check_kblock(s, kblock)
 
+    rows = [row] if row is not None else answers.all_rows(s)
+    blocks = [kblock] if kblock is not None else range(s.kblocks)
+
     def cells() -> list[dict]:
-        rows = [row] if row is not None else answers.all_rows(s)
-        blocks = [kblock] if kblock is not None else range(s.kblocks)
         return [answers.cell_record(s, r, kb) for r in rows for kb in blocks]
 
     def figure(detail: str):
@@ -85,7 +86,7 @@ def scales_document(
             ("copies", [answers.copy_record(s, tr) for tr in layout.transfers(s)]),
             ("mma", [answers.mma_record(s, r) for r in layout.reads(s)]),
         ),
-        csv=lambda: (answers.CSV_HEADER, answers.csv_rows(s)),
+        csv=lambda: (answers.CSV_HEADER, answers.csv_rows(s, rows, blocks)),
         views={"summary": summary, "tmem": tmem},
         figure=figure,
         notes=notes(s),
