@@ -9,8 +9,9 @@ from tmemviz.scales.spelling import N_NOTE, SF_ID_NOTE, rows_note
 
 SMEM_NOTE = (
     "chunk order in shared memory follows NVIDIA CuTe DSL make_smem_layout_sfa/sfb (the K chunks of a "
-    "128-row tile adjacent); CUTLASS C++ deduce_smem_layoutSFA/SFB puts the row tiles adjacent instead, "
-    "which differs only when there are several row tiles and several K chunks"
+    "128-row tile adjacent; Triton's tmem_copy documents the same (rep_m, rep_k, 32, 4, 4B) order); CUTLASS "
+    "C++ deduce_smem_layoutSFA/SFB puts the row tiles adjacent instead, which differs only when there are "
+    "several row tiles and several K chunks"
 )
 CTA2_NOTE = (
     "with .cta_group::2 tmemviz's cp mapping writes the same lanes and columns in both CTAs; that each CTA "
