@@ -137,3 +137,22 @@ def test_api_which_and_where() -> None:
     assert doc.which(lane=40, col=5, byte=3) == doc.where(row=168, kblock=3)
     assert doc.which(lane=100, col=6, byte=0).padding  # rows 192..255 pad the second chunk
     assert "192 rows padded to 256" in " ".join(doc.notes)
+
+
+def test_tmem_cell_question_round_trips(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("scales", "--operand", "A", "--sf-vec", "32", "--m", "256", "--k", "256", "--cta-group", "2")
+    out = ok(capsys, *argv, "--lane", "70", "--col", "5", "--cta", "1")
+    # Lane 70 = partition 2, chunk row 6; column 5 = second K chunk (kblocks 4..7), word 1 (rows 32..63);
+    # CTA 1 holds rows 128..255, so row 128 + 32 + 6.
+    assert out.strip() == (
+        "TMEM CTA 1 lane 70, column 5: byte 0: SFA[166][4] (MMA 4); byte 1: SFA[166][5] (MMA 5); "
+        "byte 2: SFA[166][6] (MMA 6); byte 3: SFA[166][7] (MMA 7)"
+    )
+    record = json.loads(ok(capsys, *argv, "--lane", "70", "--col", "5", "--cta", "1", "-f", "json"))
+    for item in record["bytes"]:
+        cell = json.loads(
+            ok(capsys, *argv, "--row", str(item["row"]), "--kblock", str(item["kblock"]), "-f", "json")
+        )
+        assert {"lane": 70, "col": 5, "byte": item["byte"], "cta": 1} in cell["tmem"]
+    assert "go together" in bad(capsys, *argv, "--lane", "3")
+    assert "holds no scale factor" in bad(capsys, *argv, "--lane", "3", "--col", "8")

@@ -48,6 +48,13 @@ def scales(
     ] = None,
     row: Annotated[Optional[int], Option("--row", help="Ask about one row (of A, or column of B).")] = None,
     kblock: Annotated[Optional[int], Option("--kblock", help="Ask about one K block (k / sf-vec).")] = None,
+    lane: Annotated[
+        Optional[int], Option("--lane", help="With --col: which scale factors a TMEM cell holds.")
+    ] = None,
+    col: Annotated[
+        Optional[int], Option("--col", help="TMEM column (relative to the first chunk's).")
+    ] = None,
+    cta: Annotated[int, Option("--cta", help="With --lane/--col under --cta-group 2: which CTA's TMEM.")] = 0,
     view: Annotated[
         Optional[View], Option("--view", help="summary (copies and MMAs) or tmem (the grid).")
     ] = None,
@@ -76,6 +83,18 @@ def scales(
         layouts=layouts,
     )
     fmt = output_format(output, format.value if format else None, doc)
+    if lane is not None or col is not None:
+        from tmemviz.errors import TmemvizError
+        from tmemviz.scales import answers
+
+        if lane is None or col is None or fmt not in ("txt", "json"):
+            raise TmemvizError("--lane and --col go together and answer as text or json")
+        found = answers.cell_records_at(doc.subject, lane, col, cta)
+        if fmt == "json":
+            deliver(records.line({"cta": cta, "lane": lane, "col": col, "bytes": found}), output)
+        else:
+            deliver(answers.cell_at_sentence(doc.subject, lane, col, cta) + "\n", output)
+        return
     if row is not None and kblock is not None and fmt in ("txt", "json"):
         from tmemviz.scales import answers
 

@@ -125,3 +125,26 @@ def cell_sentence(s: Scales, row: int, kblock: int) -> str:
         f"column {spots[0].col}, byte {spots[0].byte}; "
         f"read by MMA {mma} with {sf_id_field(s)} {layout.reads(s)[mma].sf_id}"
     )
+
+
+def cell_records_at(s: Scales, lane: int, col: int, cta: int = 0) -> list[dict[str, Any]]:
+    """What the four bytes of TMEM (cta, lane, col) hold: one record per byte (row None = padding)."""
+    out = []
+    for byte in range(layout.CHUNK_BLOCKS):
+        found = layout.source_of(s, lane, col, byte, cta)
+        row, kb = found if found is not None else (None, None)
+        out.append({"byte": byte, "row": row, "kblock": kb})
+    return out
+
+
+def cell_at_sentence(s: Scales, lane: int, col: int, cta: int = 0) -> str:
+    """One line: the scale factors in the four bytes of a TMEM cell and the MMAs that read them."""
+    parts = []
+    for r in cell_records_at(s, lane, col, cta):
+        if r["row"] is None:
+            parts.append(f"byte {r['byte']}: padding")
+            continue
+        mma = r["kblock"] // s.per_mma
+        parts.append(f"byte {r['byte']}: SF{s.operand}[{r['row']}][{r['kblock']}] (MMA {mma})")
+    where = f"CTA {cta} " if s.cta_group == 2 else ""
+    return f"TMEM {where}lane {lane}, column {col}: " + "; ".join(parts)
