@@ -73,10 +73,17 @@ SCALES_NAMES = {
     "scales.mxf4nvf4.sfb.block16": ("B", "mxf4nvf4", 16, 256, 128, "4X"),
 }
 
+SHIFT_NAMES = {
+    # tcgen05.shift in one CTA and in both (PTX 9.7.16.9.3): name -> the instruction.
+    "shift.cta_group1": "tcgen05.shift.cta_group::1.down",
+    "shift.cta_group2": "tcgen05.shift.cta_group::2.down",
+}
+
 
 def expected_names(shapes: list[str]) -> set[str]:
     names = {f"{s}.x{n}{p}" for s in shapes for n in (1, 2, 4) for p in ("", ".pack")}
     extra = set(CP_NAMES) | set(DECOMPRESS_NAMES) | set(SMEM_NAMES) | set(TILE_NAMES) | set(SCALES_NAMES)
+    extra |= set(SHIFT_NAMES)
     return names | {"16x32bx2.x8.split16", "pack", "unpack"} | extra
 
 
@@ -124,6 +131,11 @@ def test_entries_cover_every_shape(catalog: Catalog) -> None:
             want = SCALES_NAMES[e.name]
             got = (scales.operand, scales.kind, scales.sf_vec, scales.extent, scales.k, scales.scale_vec)
             assert build == "scales_spec" and got == want and scales.cta_group == 1
+            continue
+        if e.name in SHIFT_NAMES:
+            (shift,) = args
+            assert build == "shift_spec" and shift.relative and shift.taddr == (0, 0)
+            assert shift.mnemonic == SHIFT_NAMES[e.name] and e.instruction == f"`{shift.mnemonic}`"
             continue
         if e.name in ("pack", "unpack"):
             assert build == "pack_spec"
@@ -191,6 +203,9 @@ def test_index_names_each_figure_and_its_instruction(catalog: Catalog) -> None:
         if name in TILE_NAMES:
             shape, _, _, instruction = TILE_NAMES[name]
             assert f"`{instruction}`" in row and "4 warps" in row
+            continue
+        if name in SHIFT_NAMES:
+            assert f"`{SHIFT_NAMES[name]}`" in row and "9.7.16.9.3" in row
             continue
         if name == "pack":
             assert "`tcgen05.ld" in row and "pack::16b" in row and "Figure 193" in row

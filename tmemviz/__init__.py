@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.2.0"
 
-API = ("layout", "pack", "cp", "decompress", "smem", "desc", "tile", "scales")
+API = ("layout", "pack", "cp", "decompress", "smem", "desc", "tile", "shift", "scales")
 """The functions of :mod:`tmemviz.api`, one per command that shows something."""
 
 if TYPE_CHECKING:
-    from tmemviz.api import cp, decompress, desc, layout, pack, scales, smem, tile
+    from tmemviz.api import cp, decompress, desc, layout, pack, scales, shift, smem, tile
     from tmemviz.draw.document import Document, Record
     from tmemviz.errors import TmemvizError
 
@@ -35,12 +35,13 @@ __all__ = [
     "layout",
     "pack",
     "scales",
+    "shift",
     "smem",
     "tile",
 ]
 
 
-FAMILY_PACKAGES = ("cp", "smem", "tile", "scales")
+FAMILY_PACKAGES = ("cp", "smem", "tile", "shift", "scales")
 """API functions named like a family's folder: the package itself answers the call (:mod:`tmemviz.entry`)."""
 
 
