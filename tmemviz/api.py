@@ -320,6 +320,7 @@ def scales(
     kind: Optional[str] = None,
     row: Optional[int] = None,
     kblock: Optional[int] = None,
+    cta: int = 0,
     title: Optional[str] = None,
     layouts: Optional[Sequence[PathLike]] = None,
 ) -> Document:
@@ -334,4 +335,4 @@ def scales(
     found = resolve_scales(
         catalog(layouts), operand=operand, sf_vec=sf_vec, k=k, m=m, n=n, cta_group=cta_group, kind=kind
     )
-    return scales_document(found, row=row, kblock=kblock, title=title)
+    return scales_document(found, row=row, kblock=kblock, cta=cta, title=title)

@@ -54,3 +54,12 @@ def test_gallery_entries_build(catalog: Catalog) -> None:
     for e in entries:
         spec = e.build()
         assert spec.panels and ".scale_vec::" in spec.title
+
+
+def test_cta_group_2_figure_shows_the_asked_ctas_rows(catalog: Catalog) -> None:
+    s = resolve_scales(catalog, operand="A", sf_vec=32, m=256, k=128, cta_group=2)
+    for cta in (0, 1):
+        spec = figures.scales_spec(s, cta=cta)
+        rows = {int(dict(b.data)["row"]) for p in spec.panels for b in p.boxes if b.data}
+        assert rows == set(range(128 * cta, 128 * cta + 128))
+        assert f"TMEM of CTA {cta}" in spec.panels[0].title and f"in CTA {cta}" in spec.panels[-1].title

@@ -54,7 +54,12 @@ def scales(
     col: Annotated[
         Optional[int], Option("--col", help="TMEM column (relative to the first chunk's).")
     ] = None,
-    cta: Annotated[int, Option("--cta", help="With --lane/--col under --cta-group 2: which CTA's TMEM.")] = 0,
+    cta: Annotated[
+        int,
+        Option(
+            "--cta", help="With --cta-group 2: which CTA's TMEM --lane/--col, the grid and the figure show."
+        ),
+    ] = 0,
     view: Annotated[
         Optional[View], Option("--view", help="summary (copies and MMAs) or tmem (the grid).")
     ] = None,
@@ -79,6 +84,7 @@ def scales(
         kind=kind,
         row=row,
         kblock=kblock,
+        cta=cta,
         title=title,
         layouts=layouts,
     )

@@ -40,9 +40,19 @@ def notes(s: Scales) -> tuple[str, ...]:
 
 
 def scales_document(
-    s: Scales, *, row: int | None = None, kblock: int | None = None, title: str | None = None
+    s: Scales,
+    *,
+    row: int | None = None,
+    kblock: int | None = None,
+    cta: int = 0,
+    title: str | None = None,
 ) -> Document:
-    """Where every scale factor of ``s`` sits; ``row``/``kblock`` keep only those in the records."""
+    """Where every scale factor of ``s`` sits; ``row``/``kblock`` keep only those in the records;
+    the TMEM table and figure show CTA ``cta``'s TMEM."""
+    if cta not in s.owners:
+        from tmemviz.errors import TmemvizError
+
+        raise TmemvizError(f"--cta must be 0..{s.cta_group - 1} with --cta-group {s.cta_group}, got {cta}")
     if row is not None:
         layout.owner(s, row)
     if kblock is not None:
@@ -57,7 +67,7 @@ def scales_document(
     def figure(detail: str):
         from tmemviz.scales.figures import scales_spec
 
-        return scales_spec(s, title=title)
+        return scales_spec(s, cta=cta, title=title)
 
     def summary(width: int):
         from tmemviz.scales import views
@@ -67,7 +77,7 @@ def scales_document(
     def tmem(width: int):
         from tmemviz.scales import views
 
-        return views.tmem_view(s, width)
+        return views.tmem_view(s, width, cta)
 
     def which(lane: int, col: int, byte: int = 0, cta: int = 0) -> Record:
         found = layout.source_of(s, lane, col, byte, cta)

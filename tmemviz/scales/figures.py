@@ -104,7 +104,7 @@ def tmem_panels(s: Scales, cta: int = 0) -> tuple[Panel, ...]:
     return tuple(panels)
 
 
-def chunk_panel(s: Scales, index: int = 0) -> Panel:
+def chunk_panel(s: Scales, index: int = 0, cta: int = 0) -> Panel:
     """One copy's 512-byte source chunk: 32 rows of 16 bytes, word c of row r going to column col+c."""
     tr = layout.transfers(s)[index]
     cell_w = max(0.42, 8.5 * CHAR_IN)
@@ -113,7 +113,7 @@ def chunk_panel(s: Scales, index: int = 0) -> Panel:
         for x in range(layout.ROW_BYTES):
             word, byte = divmod(x, layout.CHUNK_BLOCKS)
             within = layout.CHUNK_ROWS * tr.tile + layout.SUBPARTITION * word + r
-            row = within
+            row = within + (cta * s.rows if s.operand == "A" else 0)
             kb = layout.CHUNK_BLOCKS * tr.kchunk + byte
             smem = tr.smem + layout.ROW_BYTES * r + x
             col = tr.col + word
@@ -131,9 +131,10 @@ def chunk_panel(s: Scales, index: int = 0) -> Panel:
         Outline(layout.CHUNK_BLOCKS * w, 0, layout.CHUNK_BLOCKS, layout.SUBPARTITION, COPY_LINE)
         for w in range(4)
     )
+    where = f" in CTA {cta}" if s.cta_group == 2 else ""
     return Panel(
         title=(
-            f"copy {tr.index}: shared-memory bytes {tr.smem}..{tr.smem + layout.CHUNK_BYTES - 1} as 32 "
+            f"copy {tr.index}{where}: shared-memory bytes {tr.smem}..{tr.smem + layout.CHUNK_BYTES - 1} as 32 "
             f"source rows of 16 bytes; word w of row r -> lanes r, r+32, r+64, r+96, column {tr.col}+w"
         ),
         width=layout.ROW_BYTES,
@@ -147,7 +148,7 @@ def chunk_panel(s: Scales, index: int = 0) -> Panel:
     )
 
 
-def scales_spec(s: Scales, *, title: str | None = None) -> FigureSpec:
+def scales_spec(s: Scales, *, cta: int = 0, title: str | None = None) -> FigureSpec:
     """The TMEM picture (every column, by SF ID) and the path of the first chunk."""
     caption = (
         f"Cells 'row:kblock' = SF{s.operand}[row][kblock]; TMEM colored by the MMA that reads it "
@@ -160,7 +161,7 @@ def scales_spec(s: Scales, *, title: str | None = None) -> FigureSpec:
         f"SF{s.operand} {rows}, K = {s.k}, block{s.sf_vec}: .kind::{s.kind} .scale_vec::{s.scale_vec}, "
         f".cta_group::{s.cta_group}"
     )
-    return FigureSpec(title=name, caption=caption, panels=(*tmem_panels(s), chunk_panel(s)))
+    return FigureSpec(title=name, caption=caption, panels=(*tmem_panels(s, cta), chunk_panel(s, cta=cta)))
 
 
 GALLERY = (
