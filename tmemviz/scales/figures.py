@@ -134,8 +134,8 @@ def chunk_panel(s: Scales, index: int = 0, cta: int = 0) -> Panel:
     where = f" in CTA {cta}" if s.cta_group == 2 else ""
     return Panel(
         title=(
-            f"copy {tr.index}{where}: shared-memory bytes {tr.smem}..{tr.smem + layout.CHUNK_BYTES - 1} as 32 "
-            f"source rows of 16 bytes; word w of row r -> lanes r, r+32, r+64, r+96, column {tr.col}+w"
+            f"copy {tr.index}{where}: shared-memory bytes {tr.smem}..{tr.smem + layout.CHUNK_BYTES - 1} "
+            f"as 32 source rows of 16 bytes; word w of row r -> lanes r, r+32, r+64, r+96, column {tr.col}+w"
         ),
         width=layout.ROW_BYTES,
         height=layout.SUBPARTITION,
