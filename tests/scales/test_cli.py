@@ -114,6 +114,8 @@ def test_question_and_tables(capsys: pytest.CaptureFixture[str], plain_terminal:
         (["--m", "128", "--k", "32768"], "would take 1024 TMEM columns"),
         (["--m", "128", "--k", "128", "--row", "128", "--kblock", "0"], "row 128 does not exist"),
         (["--m", "128", "--k", "128", "--row", "0", "--kblock", "4"], "kblock 4 does not exist"),
+        (["--m", "128", "--k", "128", "--cta", "1"], "--cta must be 0 with --cta-group 1"),
+        (["--m", "256", "--k", "128", "--cta-group", "2", "--cta", "2"], "--cta must be 0 or 1"),
     ],
 )
 def test_bad_input_is_one_line(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:

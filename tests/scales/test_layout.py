@@ -113,3 +113,24 @@ def test_each_mma_reads_its_blocks_at_its_column_and_sf_id(catalog: Catalog, con
                     spots = {(x.lane, x.col, x.byte) for x in layout.landings(s, row, kb) if x.cta == cta}
                     want = {(within % 32 + 32 * p, r.col + within // 32, r.sf_id + i) for p in range(4)}
                     assert spots == want, (r.index, row, kb)
+
+
+SWEEP = [
+    ("B", vec, kind, group, n, 4 * vec * chunks)
+    for vec, kind in ((32, "mxf8f6f4"), (32, "mxf4"), (16, "mxf4nvf4"))
+    for group in (1, 2)
+    for n in range(16, 257, 16)
+    for chunks in (1, 2)
+] + [
+    ("A", vec, kind, group, 128 * group, 4 * vec * 3)
+    for vec, kind in ((32, None), (16, None))
+    for group in (1, 2)
+]
+
+
+@pytest.mark.parametrize("config", SWEEP, ids=lambda c: "-".join(map(str, c)))
+def test_sweep_every_legal_n(catalog: Catalog, config) -> None:
+    """Every N the MMA takes (and A in both CTA groups): the copies put each scale factor where
+    ``landings`` says, each TMEM byte names it back, and the MMA reads find it."""
+    test_every_scale_factor_lands_as_the_copies_put_it(catalog, config)
+    test_each_mma_reads_its_blocks_at_its_column_and_sf_id(catalog, config)

@@ -52,7 +52,8 @@ def scales_document(
     if cta not in s.owners:
         from tmemviz.errors import TmemvizError
 
-        raise TmemvizError(f"--cta must be 0..{s.cta_group - 1} with --cta-group {s.cta_group}, got {cta}")
+        allowed = "0 or 1 with --cta-group 2" if s.cta_group == 2 else "0 with --cta-group 1 (one CTA)"
+        raise TmemvizError(f"--cta must be {allowed}, got {cta}")
     if row is not None:
         layout.owner(s, row)
     if kblock is not None:
