@@ -64,6 +64,8 @@ def test_every_emitted_line_and_both_orders_assemble(ptxas: str, tmp_path: Path,
     for line in written:
         assert parse_shift_line(line).cta_group == group
     assert assemble(ptxas, tmp_path, lines + written) == ""
+    # PTX 9.7.16.9.3 lists sm_103a too.
+    assert assemble(ptxas, tmp_path, lines + written, target="sm_103a") == ""
 
 
 @pytest.mark.parametrize(

@@ -94,6 +94,8 @@ def test_what_the_text_leaves_open_is_said() -> None:
     notes = make_shift(SHAPE, 1, base=(32, 8)).notes()
     assert any("first row (lane 32)" in n and "unspecified" in n for n in notes)
     assert any("columns" in n and "8..15" in n for n in notes)
+    assert not any("peer" in n for n in notes)
+    assert any("peer CTA" in n for n in make_shift(SHAPE, 2).notes())
 
 
 @pytest.mark.parametrize(

@@ -41,6 +41,10 @@ COLUMNS_NOTE = (
     "the PTX text names 32-byte elements but not their columns; tmemviz reads them as the {cols} "
     "columns at taddr's column ({first}..{last}) and the text states no column alignment"
 )
+PEER_NOTE = (
+    ".cta_group::2 shifts the Tensor Memory of this CTA and the peer CTA; the text does not name the "
+    "peer's lanes, and tmemviz shows the same lanes and columns there"
+)
 DOWN_NOTE = (
     "'down' is read as toward higher lanes (row i to row i+1), as PTX's TMEM figures draw lane 0 on top"
 )
@@ -160,6 +164,8 @@ class Shift:
             COLUMNS_NOTE.format(cols=self.shape.cols, first=first, last=last),
             DOWN_NOTE,
         ]
+        if self.cta_group == 2:
+            out.append(PEER_NOTE)
         imm = self.address.immediate
         if imm and not self.address.absolute:
             dl, dc = self.address.offset
