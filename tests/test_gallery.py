@@ -70,7 +70,7 @@ SCALES_NAMES = {
     # Block-scaled MMA scale factors: name -> (operand, kind, sf_vec, M or N, K, .scale_vec).
     "scales.mxf8f6f4.sfa.block32": ("A", "mxf8f6f4", 32, 128, 256, "1X"),
     "scales.mxf4.sfa.block32": ("A", "mxf4", 32, 128, 256, "2X"),
-    "scales.mxf4nvf4.sfb.block16": ("B", "mxf4nvf4", 16, 256, 128, "4X"),
+    "scales.mxf4nvf4.sfb.block16": ("B", "mxf4nvf4", 16, 256, 64, "4X"),
 }
 
 SHIFT_NAMES = {

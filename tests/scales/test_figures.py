@@ -17,7 +17,7 @@ def test_every_box_names_the_scale_factor_there(catalog: Catalog, case) -> None:
     operand, vec, kind, extent, k = case
     given = {"m": extent} if operand == "A" else {"n": extent}
     s = resolve_scales(catalog, operand=operand, sf_vec=vec, k=k, kind=kind, **given)
-    spec = figures.scales_spec(s)
+    spec = figures.scales_spec(s, detail="all")
     *tmem, chunk = spec.panels
     seen = 0
     for panel in tmem:
@@ -63,3 +63,16 @@ def test_cta_group_2_figure_shows_the_asked_ctas_rows(catalog: Catalog) -> None:
         rows = {int(dict(b.data)["row"]) for p in spec.panels for b in p.boxes if b.data}
         assert rows == set(range(128 * cta, 128 * cta + 128))
         assert f"TMEM of CTA {cta}" in spec.panels[0].title and f"in CTA {cta}" in spec.panels[-1].title
+
+
+def test_big_figures_are_schematics_unless_asked(catalog: Catalog) -> None:
+    from tmemviz.draw.spec import LABEL_LIMIT
+
+    s = resolve_scales(catalog, operand="B", sf_vec=16, n=256, k=256)
+    auto = figures.scales_spec(s)
+    assert sum(1 for b in auto.boxes if b.label) <= LABEL_LIMIT and "schematic" in auto.caption
+    assert all(b.tooltip for b in auto.boxes), "every byte keeps its SF in its tooltip"
+    full = figures.scales_spec(s, detail="all")
+    assert sum(1 for b in full.boxes if b.label) == 32 * 4 * s.columns + 32 * 16
+    small = figures.scales_spec(resolve_scales(catalog, operand="A", sf_vec=32, m=128, k=128))
+    assert "schematic" not in small.caption

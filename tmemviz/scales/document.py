@@ -68,7 +68,7 @@ def scales_document(
     def figure(detail: str):
         from tmemviz.scales.figures import scales_spec
 
-        return scales_spec(s, cta=cta, title=title)
+        return scales_spec(s, cta=cta, title=title, detail=detail)
 
     def summary(width: int):
         from tmemviz.scales import views

@@ -10,7 +10,16 @@ from functools import partial
 from tmemviz.catalog import Catalog
 from tmemviz.cp.shapes import KIND as CP
 from tmemviz.draw.palette import thread_color
-from tmemviz.draw.spec import CHAR_IN, Box, FigureSpec, GalleryEntry, Outline, Panel, chunk_columns
+from tmemviz.draw.spec import (
+    CHAR_IN,
+    Box,
+    FigureSpec,
+    GalleryEntry,
+    Outline,
+    Panel,
+    chunk_columns,
+    detail_mode,
+)
 from tmemviz.scales import layout
 from tmemviz.scales.layout import Scales, make_scales
 from tmemviz.scales.spelling import mma_statement, sf_id_field, sf_id_unit
@@ -33,9 +42,10 @@ def _data(s: Scales, row: int, kb: int, lane: int, col: int, byte: int) -> tuple
     )
 
 
-def tmem_panels(s: Scales, cta: int = 0) -> tuple[Panel, ...]:
+def tmem_panels(s: Scales, cta: int = 0, labelled: bool = True) -> tuple[Panel, ...]:
     """Lanes 0..31 down, (column, byte) across; each byte names its SF[row][kblock], colored by the MMA
-    that reads it, so the SF IDs read as vertical stripes as in the PTX figures."""
+    that reads it, so the SF IDs read as vertical stripes as in the PTX figures. Unlabelled (a schematic),
+    each byte still carries its SF in its tooltip and data."""
     cell_w = max(0.42, 8.5 * CHAR_IN)
     slots = [(s.col0 + c, b) for c in range(s.columns) for b in range(layout.CHUNK_BLOCKS)]
     groups = chunk_columns(list(range(len(slots))), cell_w, layout.CHUNK_BLOCKS * layout.CHUNK_BLOCKS)
@@ -67,7 +77,7 @@ def tmem_panels(s: Scales, cta: int = 0) -> tuple[Panel, ...]:
                         1,
                         1,
                         thread_color(mma),
-                        f"{row}:{kb}",
+                        f"{row}:{kb}" if labelled else "",
                         tip,
                         data=_data(s, row, kb, lane, col, byte),
                     )
@@ -148,20 +158,27 @@ def chunk_panel(s: Scales, index: int = 0, cta: int = 0) -> Panel:
     )
 
 
-def scales_spec(s: Scales, *, cta: int = 0, title: str | None = None) -> FigureSpec:
-    """The TMEM picture (every column, by SF ID) and the path of the first chunk."""
+def scales_spec(s: Scales, *, cta: int = 0, title: str | None = None, detail: str = "auto") -> FigureSpec:
+    """The TMEM picture (every column, by SF ID) and the path of the first chunk; ``detail`` decides
+    whether the TMEM bytes are labelled (``auto``: when there are at most LABEL_LIMIT labels)."""
+    labels = layout.SUBPARTITION * layout.CHUNK_BLOCKS * s.columns + layout.SUBPARTITION * layout.ROW_BYTES
+    labelled = detail_mode(detail, labels) == "all"
     caption = (
         f"Cells 'row:kblock' = SF{s.operand}[row][kblock]; TMEM colored by the MMA that reads it "
         f"({mma_statement(s)}: {sf_id_field(s)} picks a {sf_id_unit(s)} of each column); "
         f"thick frames = one tcgen05.cp.32x128b.warpx4 (4 columns). Chunk colored by source word "
         f"(= TMEM column). Shared memory: CUTLASS's 128-row x 4-block chunks of 512 bytes"
     )
+    if not labelled:
+        caption += "; TMEM bytes unlabelled (schematic: --detail all labels them), hover for each one's SF"
     rows = f"M = {s.extent}" if s.operand == "A" else f"N = {s.extent}"
     name = title or (
         f"SF{s.operand} {rows}, K = {s.k}, block{s.sf_vec}: .kind::{s.kind} .scale_vec::{s.scale_vec}, "
         f".cta_group::{s.cta_group}"
     )
-    return FigureSpec(title=name, caption=caption, panels=(*tmem_panels(s, cta), chunk_panel(s, cta=cta)))
+    return FigureSpec(
+        title=name, caption=caption, panels=(*tmem_panels(s, cta, labelled), chunk_panel(s, cta=cta))
+    )
 
 
 GALLERY = (
@@ -172,8 +189,8 @@ GALLERY = (
         "mxf4nvf4",
         16,
         256,
-        128,
-        "NVFP4: 2 MMAs of K = 64, a word each (.scale_vec::4X, block16), N = 256",
+        64,
+        "NVFP4: one MMA of K = 64 reads a word (.scale_vec::4X, block16); N = 256 takes two chunks",
     ),
 )
 
