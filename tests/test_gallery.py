@@ -70,6 +70,13 @@ TILE_NAMES = {
 DATAPATH_NAMES = {f"datapath.{letter}": letter for letter in "ABCDEFG"}
 """One schematic per tcgen05.mma data-path layout (PTX figures 205-218)."""
 
+SCALES_NAMES = {
+    # Block-scaled MMA scale factors: name -> (operand, kind, sf_vec, M or N, K, .scale_vec).
+    "scales.mxf8f6f4.sfa.block32": ("A", "mxf8f6f4", 32, 128, 256, "1X"),
+    "scales.mxf4.sfa.block32": ("A", "mxf4", 32, 128, 256, "2X"),
+    "scales.mxf4nvf4.sfb.block16": ("B", "mxf4nvf4", 16, 256, 64, "4X"),
+}
+
 SHIFT_NAMES = {
     # tcgen05.shift in one CTA and in both (PTX 9.7.16.9.3): name -> the instruction.
     "shift.cta_group1": "tcgen05.shift.cta_group::1.down",
@@ -79,8 +86,8 @@ SHIFT_NAMES = {
 
 def expected_names(shapes: list[str]) -> set[str]:
     names = {f"{s}.x{n}{p}" for s in shapes for n in (1, 2, 4) for p in ("", ".pack")}
-    extra = set(CP_NAMES) | set(DECOMPRESS_NAMES) | set(SMEM_NAMES) | set(TILE_NAMES) | set(SHIFT_NAMES)
-    extra |= set(DATAPATH_NAMES)
+    extra = set(CP_NAMES) | set(DECOMPRESS_NAMES) | set(SMEM_NAMES) | set(TILE_NAMES) | set(SCALES_NAMES)
+    extra |= set(SHIFT_NAMES) | set(DATAPATH_NAMES)
     return names | {"16x32bx2.x8.split16", "pack", "unpack"} | extra
 
 
@@ -128,6 +135,12 @@ def test_entries_cover_every_shape(catalog: Catalog) -> None:
             (org,) = args
             assert build == "organization_spec" and org.path.name == DATAPATH_NAMES[e.name]
             assert e.ptx_figure == "after Figures " + ", ".join(map(str, org.path.figures))
+            continue
+        if e.name in SCALES_NAMES:
+            (scales,) = args
+            want = SCALES_NAMES[e.name]
+            got = (scales.operand, scales.kind, scales.sf_vec, scales.extent, scales.k, scales.scale_vec)
+            assert build == "scales_spec" and got == want and scales.cta_group == 1
             continue
         if e.name in SHIFT_NAMES:
             (shift,) = args

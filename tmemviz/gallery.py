@@ -14,6 +14,7 @@ from tmemviz.datapath import figures as datapath_figures
 from tmemviz.draw.html import IndexRow, Link, index_page
 from tmemviz.draw.spec import GalleryEntry
 from tmemviz.ldst import figures as ldst_figures
+from tmemviz.scales import figures as scales_figures
 from tmemviz.shift import figures as shift_figures
 from tmemviz.smem import figures as smem_figures
 from tmemviz.tile import figures as tile_figures
@@ -25,6 +26,7 @@ FAMILIES: tuple[Callable[[Catalog], list[GalleryEntry]], ...] = (
     tile_figures.gallery_entries,
     datapath_figures.gallery_entries,
     shift_figures.gallery_entries,
+    scales_figures.gallery_entries,
 )
 """Each family's contribution, in the order the index lists them."""
 
