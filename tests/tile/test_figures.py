@@ -84,7 +84,8 @@ def test_gallery_entries(catalog: Catalog) -> None:
     assert len(entries["tile.64x32.f32.16x32bx2.F"].build().boxes) == 64 * 32
     assert entries["tile.128x64.f32.16x256b"].instruction == "`tcgen05.ld.sync.aligned.16x256b.x8.b32`"
     assert entries["tile.128x128.bf16.32x32b"].instruction == "`tcgen05.ld.sync.aligned.32x32b.x64.b32`"
-    assert len(entries["tile.128x64.f32.16x256b"].build().boxes) == 128 * 64
+    (panel,) = entries["tile.128x64.f32.16x256b"].build().panels  # 8192 elements: the schematic
+    assert panel.fields[0].size == 128 * 64 and not panel.boxes
 
 
 def test_figure_tile_writes_an_svg_with_tooltips(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

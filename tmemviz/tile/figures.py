@@ -202,4 +202,9 @@ def gallery_entries(catalog: Catalog) -> list[GalleryEntry]:
 
 
 def _gallery_spec(tile: Tile) -> FigureSpec:
+    """As ``-o`` draws it by default: labelled up to the label limit, else the schematic."""
+    from tmemviz.tile.schematic import tile_schematic, wants_schematic
+
+    if wants_schematic(tile, "auto"):
+        return tile_schematic(tile)
     return tile_spec(tile, elements(tile))
