@@ -19,7 +19,7 @@ from tmemviz.tile.answers import (
     short_statement,
     taddr_operand,
 )
-from tmemviz.tile.layout import Tile, element_at, elements
+from tmemviz.tile.layout import Element, Tile, element_at, elements
 
 WIDTH_IN = 9.0
 HEIGHT_IN = 6.5
@@ -105,20 +105,23 @@ NAMES = ("m", "n", "cta", "warp", "thread", "instruction", "reg", "half", "lane"
 HALF_TEXT = ((-1, ""), (0, ".lo"), (1, ".hi"))
 
 
+def _coordinates(e: Element) -> tuple[int, ...]:
+    """One element's values in :data:`NAMES` order (``half`` -1 for 32-bit elements)."""
+    half = -1 if e.half is None else e.half
+    return (e.m, e.n, e.cta, e.warp, e.thread, e.instruction, e.reg, half, e.lane, e.col)
+
+
 def element_field(tile: Tile, thread: int | None = None, warp: int | None = None) -> Field:
     """Every D[m][n] as one cell of a :class:`Field`: colored by thread (eight colors cycle), each cell
     carrying its holder so the interactive page names it on hover and finds ``T6 r3`` / ``L,C``."""
     n_total = tile.n
-    values = [[0] * (tile.m * n_total) for _ in NAMES]
-    colors = [0] * (tile.m * n_total)
+    every = elements(tile)  # sorted by (m, n), each element once: position = m * N + n, the cell index
+    values = tuple(zip(*(_coordinates(e) for e in every), strict=True))
     dim = len(THREAD_COLORS)
-    for e in elements(tile):
-        i = e.m * n_total + e.n
-        row = (e.m, e.n, e.cta, e.warp, e.thread, e.instruction, e.reg, -1 if e.half is None else e.half)
-        for k, v in enumerate((*row, e.lane, e.col)):
-            values[k][i] = v
-        lit = (thread is None or e.thread == thread) and (warp is None or e.warp == warp)
-        colors[i] = e.thread % len(THREAD_COLORS) if lit else dim
+    colors = tuple(
+        e.thread % dim if (thread is None or e.thread == thread) and (warp is None or e.warp == warp) else dim
+        for e in every
+    )
     cta = "CTA {cta} " if tile.cta_group == 2 else ""
     return Field(
         0,
@@ -126,8 +129,8 @@ def element_field(tile: Tile, thread: int | None = None, warp: int | None = None
         n_total,
         tile.m,
         NAMES,
-        tuple(tuple(v) for v in values),
-        tuple(colors),
+        values,
+        colors,
         (*THREAD_COLORS, DIM_FILL),
         f"D[{{m}}][{{n}}] -> {cta}w{{warp}} T{{thread}} i{{instruction}} r{{reg}}{{half}} "
         "(lane {lane}, col {col})",
