@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tmemviz"
-FAMILIES = ("ldst", "cp", "smem", "tile")
+FAMILIES = ("ldst", "cp", "smem", "tile", "shift")
 ALLOWED = {("tile", "ldst")}
 """Family -> family imports allowed: a tile is many ld instructions, each placed by the ldst mapper
 itself (never a copy of it), so ``tile`` builds on ``ldst``; nothing depends on ``tile``."""

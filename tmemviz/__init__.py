@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.2.0"
 
-API = ("layout", "pack", "cp", "decompress", "smem", "desc", "tile")
+API = ("layout", "pack", "cp", "decompress", "smem", "desc", "tile", "shift")
 """The functions of :mod:`tmemviz.api`, one per command that shows something."""
 
 if TYPE_CHECKING:
-    from tmemviz.api import cp, decompress, desc, layout, pack, smem, tile
+    from tmemviz.api import cp, decompress, desc, layout, pack, shift, smem, tile
     from tmemviz.draw.document import Document, Record
     from tmemviz.errors import TmemvizError
 
@@ -34,12 +34,13 @@ __all__ = [
     "desc",
     "layout",
     "pack",
+    "shift",
     "smem",
     "tile",
 ]
 
 
-FAMILY_PACKAGES = ("cp", "smem", "tile")
+FAMILY_PACKAGES = ("cp", "smem", "tile", "shift")
 """API functions named like a family's folder: the package itself answers the call (:mod:`tmemviz.entry`)."""
 
 
