@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tmemviz"
-FAMILIES = ("ldst", "cp", "smem", "tile", "shift")
-ALLOWED = {("tile", "ldst")}
+FAMILIES = ("ldst", "cp", "smem", "tile", "shift", "scales")
+ALLOWED = {("tile", "ldst"), ("scales", "cp")}
 """Family -> family imports allowed: a tile is many ld instructions, each placed by the ldst mapper
-itself (never a copy of it), so ``tile`` builds on ``ldst``; nothing depends on ``tile``."""
+itself (never a copy of it), so ``tile`` builds on ``ldst``; nothing depends on ``tile``. Scale factors
+reach TMEM by tcgen05.cp, each copy placed by the cp mapper itself, so ``scales`` builds on ``cp``."""
 PRESENTATION = ("typer", "rich", "matplotlib")
 MAX_LINES = 400
 
