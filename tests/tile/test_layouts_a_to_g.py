@@ -188,3 +188,48 @@ def test_each_thread_holds_what_gluon_says(catalog: Catalog, case: dict) -> None
     for e in elements(tile):
         ours.setdefault((e.cta, e.warp, e.thread), set()).add((e.m, e.n))
     assert ours == gluon_holders(case)
+
+
+CUTE_DSL = [
+    line.split(maxsplit=4)
+    for line in (Path(__file__).parent / "fixtures" / "cute_dsl_accumulators.txt").read_text().splitlines()
+    if line and not line.startswith("#")
+]
+"""Recorded from NVIDIA CuTe DSL (see the file's header): each accumulator's TMEM fragment."""
+
+
+def cute_dsl_place(layout: str, m: int, n: int) -> tuple[int, int]:
+    """(lane, column) of (m, n) under the printed rank-2 mode ``((M, N), 1, 1):(strides, 0, 0)``."""
+    shape_text, stride_text = layout.split(":")
+    shape = json.loads(shape_text.replace("(", "[").replace(")", "]"))[0]
+    stride = json.loads(stride_text.replace("(", "[").replace(")", "]"))[0]
+    address = 0
+    for mode_shape, mode_stride, x in zip(shape, stride, (m, n), strict=True):
+        for s, d in zip(
+            *((mode_shape, mode_stride) if isinstance(mode_shape, list) else ([mode_shape], [mode_stride])),
+            strict=True,
+        ):
+            address += (x % s) * d
+            x //= s
+    return address >> 16, address & 0xFFFF
+
+
+@pytest.mark.parametrize("row", [r for r in CUTE_DSL if r[0] != "C"], ids=lambda r: r[0])
+def test_placement_matches_cute_dsl_fragments(catalog: Catalog, row: list[str]) -> None:
+    _, m, cg, sparse, layout = row
+    m_total, cta_group = int(m), int(cg)
+    tile = make_tile(catalog.get(LDST, "16x64b"), 64, m=m_total, cta_group=cta_group, sparse=sparse == "True")
+    rows = m_total // cta_group
+    for e in elements(tile):
+        assert (e.lane, e.col) == cute_dsl_place(layout, e.m % rows, e.n), (row[0], e)
+
+
+def test_layout_c_is_where_sources_disagree(catalog: Catalog) -> None:
+    """CUTLASS (C++ tmem_frg_2sm of SM100_MMA_F16BF16_2x1SM_SS_SPARSE, and CuTe DSL) places the sparse
+    2-CTA M=128 accumulator exactly like the dense one (B, 2x2); the PTX table as the facts file gives it
+    says 4x1, half the data path. tmemviz follows the PTX table and its note says so."""
+    by_letter = {r[0]: r[4] for r in CUTE_DSL}
+    assert by_letter["C"] == by_letter["B"]  # what CUTLASS does
+    c = make_tile(catalog.get(LDST, "16x64b"), 64, m=128, cta_group=2, sparse=True)
+    assert any(cute_dsl_place(by_letter["C"], e.m % 64, e.n) != (e.lane, e.col) for e in elements(c))
+    assert any("CUTLASS" in note and "like layout B" in note for note in c.path.notes)
