@@ -128,29 +128,3 @@ def unplace(
         return cta * path.rows + HALF_LANES * band + i, col
     part, r = divmod(lane, path.rows)
     return cta * path.rows + r, part * (n_total // path.parts) + col
-
-
-def columns(path: DataPath, n_total: int) -> int:
-    """TMEM columns D occupies in each CTA (a folded layout uses N/parts)."""
-    return n_total // path.parts if path.placement == "folded" else n_total
-
-
-def band_rows(path: DataPath, warp: int, offset: int = 0) -> tuple[tuple[int, int], tuple[int, int]] | None:
-    """What warp ``warp % 4`` reads in each CTA: (first, last) row of the CTA's rows, and column part.
-
-    Returns ``((row_first, row_last), (part, parts))``, or None if its band holds no D.
-
-    >>> from tmemviz.datapath.shapes import shipped_path
-    >>> band_rows(shipped_path("B"), 3)
-    ((32, 63), (1, 2))
-    >>> band_rows(shipped_path("F"), 2)
-    ((32, 47), (0, 1))
-    """
-    w = warp % 4
-    if path.placement == "full":
-        return (32 * w, 32 * w + 31), (0, 1)
-    if path.placement == "half":
-        return (HALF_LANES * w, HALF_LANES * w + HALF_LANES - 1), (0, 1)
-    first = 32 * w
-    part, r0 = divmod(first, path.rows)
-    return (r0, r0 + 31), (part, path.parts)
