@@ -259,8 +259,22 @@ def render(fig: Figure, fmt: str, dpi: int = 100) -> bytes:
         if fmt == "svg":
             fig.savefig(out, format="svg", dpi=dpi, metadata={"Date": None})
         else:
-            # zlib level 3: a third faster than the default on tall layouts, ~5% larger.
-            fig.savefig(
-                out, format="png", dpi=dpi, metadata={"Software": None}, pil_kwargs={"compress_level": 3}
-            )
+            fig.set_dpi(dpi)
+            fig.canvas.draw()
+            _png_palette(fig.canvas.buffer_rgba(), out)  # type: ignore[attr-defined]
     return out.getvalue()
+
+
+def _png_palette(rgba: memoryview, out: io.BytesIO) -> None:
+    """Write the rendered pixels as a 256-color palette PNG.
+
+    The figures are flat fills and dark text on an opaque white sheet, so 256 colors keep them
+    pixel-faithful to the eye at about a third of the size of RGBA (a figure is a document: the
+    gallery stays light). Median cut without dithering is deterministic, and so is the file.
+    """
+    from PIL import Image
+
+    height, width = rgba.shape[:2]  # type: ignore[attr-defined]
+    image = Image.frombuffer("RGBA", (width, height), rgba, "raw", "RGBA", 0, 1).convert("RGB")
+    palette = image.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    palette.save(out, format="png", compress_level=6)
