@@ -211,11 +211,19 @@ def test_index_names_each_figure_and_its_instruction(catalog: Catalog) -> None:
             assert figure in row and f"`{notation}`" in row and "descriptor `0x" in row
             continue
         if name in TILE_NAMES:
-            shape, _, _, instruction = TILE_NAMES[name]
+            shape, *_, instruction = TILE_NAMES[name]
             assert f"`{instruction}`" in row and "4 warps" in row
             continue
         if name in SHIFT_NAMES:
             assert f"`{SHIFT_NAMES[name]}`" in row and "9.7.16.9.3" in row
+            continue
+        if name in DATAPATH_NAMES:
+            letter = DATAPATH_NAMES[name]
+            assert f"layout {letter} |" in row and "Figures 2" in row
+            continue
+        if name in SCALES_NAMES:
+            operand, kind, sf_vec, _, _, scale_vec = SCALES_NAMES[name]
+            assert "32x128b.warpx4` ->" in row and f"kind::{kind}.block_scale.scale_vec::{scale_vec}" in row
             continue
         if name == "pack":
             assert "`tcgen05.ld" in row and "pack::16b" in row and "Figure 193" in row
