@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.2.0"
 
-API = ("layout", "pack", "cp", "decompress", "smem", "desc", "tile")
+API = ("layout", "pack", "cp", "decompress", "smem", "desc", "tile", "idesc", "explain")
 """The functions of :mod:`tmemviz.api`, one per command that shows something."""
 
 if TYPE_CHECKING:
-    from tmemviz.api import cp, decompress, desc, layout, pack, smem, tile
+    from tmemviz.api import cp, decompress, desc, explain, idesc, layout, pack, smem, tile
     from tmemviz.draw.document import Document, Record
     from tmemviz.errors import TmemvizError
 
@@ -32,6 +32,8 @@ __all__ = [
     "cp",
     "decompress",
     "desc",
+    "explain",
+    "idesc",
     "layout",
     "pack",
     "smem",
@@ -39,7 +41,7 @@ __all__ = [
 ]
 
 
-FAMILY_PACKAGES = ("cp", "smem", "tile")
+FAMILY_PACKAGES = ("cp", "smem", "tile", "explain")
 """API functions named like a family's folder: the package itself answers the call (:mod:`tmemviz.entry`)."""
 
 

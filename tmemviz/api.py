@@ -291,3 +291,34 @@ def tile(
     return tile_document(
         tiled, found.shapes(LDST), m_row=m_row, n_col=n_col, thread=thread, warp=warp, title=title
     )
+
+
+def idesc(
+    value: Union[int, str, None] = None,
+    kind: Optional[str] = None,
+    d_type: Optional[str] = None,
+    a_type: Optional[str] = None,
+    b_type: Optional[str] = None,
+    a_major: Optional[str] = None,
+    b_major: Optional[str] = None,
+    negate_a: Union[bool, str, None] = None,
+    negate_b: Union[bool, str, None] = None,
+    m: Union[int, str, None] = None,
+    n: Union[int, str, None] = None,
+    sparse: Union[bool, str, None] = None,
+    sparse_id: Union[int, str, None] = None,
+    saturate: Union[bool, str, None] = None,
+    max_shift: Union[int, str, None] = None,
+    sfa_id: Union[int, str, None] = None,
+    sfb_id: Union[int, str, None] = None,
+    scale_type: Optional[str] = None,
+    k: Union[int, str, None] = None,
+) -> Document:
+    """Decode a tcgen05.mma instruction descriptor of ``kind``, or encode one (``tmemviz idesc``)."""
+    from tmemviz.mma.document import idesc_document
+    from tmemviz.mma.spelling import resolve_idesc
+
+    fields = dict(locals())
+    for name in ("value", "kind", "idesc_document", "resolve_idesc"):
+        fields.pop(name, None)
+    return idesc_document(resolve_idesc(value, kind, fields))
