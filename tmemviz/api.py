@@ -322,3 +322,29 @@ def idesc(
     for name in ("value", "kind", "idesc_document", "resolve_idesc"):
         fields.pop(name, None)
     return idesc_document(resolve_idesc(value, kind, fields))
+
+
+def explain(
+    files: Sequence[PathLike] = (),
+    text: Optional[str] = None,
+    layouts: Optional[Sequence[PathLike]] = None,
+) -> Document:
+    """Every tcgen05 instruction of whole PTX modules, explained (``tmemviz explain``).
+
+    ``files`` are paths (``-`` is stdin), each streamed; ``text`` is PTX given as a string.
+    """
+    from tmemviz.errors import TmemvizError
+    from tmemviz.explain.document import explain_document
+    from tmemviz.explain.ops import Explainer
+    from tmemviz.explain.scan import scan
+    from tmemviz.files import text_lines
+
+    if isinstance(files, (str, os.PathLike)):
+        files = [files]
+    if not files and text is None:
+        raise TmemvizError("give one or more PTX files (or - for standard input)")
+    explainer = Explainer(catalog(layouts))
+    modules = [scan(os.fspath(p), text_lines(p), explainer) for p in files]
+    if text is not None:
+        modules.append(scan("<text>", text.splitlines(), explainer))
+    return explain_document(modules)

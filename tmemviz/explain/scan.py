@@ -1,0 +1,201 @@
+"""Stream a PTX module and find every tcgen05 instruction, with what a kernel engineer must be warned of.
+
+Pure: takes an iterable of text lines, keeps per function only what the checks need, so a
+million-line module costs one ``in`` test per line that mentions no tcgen05, mov, label or branch.
+
+Checks (each a warning with its line number):
+
+* ``tcgen05.ld.red`` in a module whose ``.target`` cannot run it (PTX 9.7.16.8.3 Target ISA notes);
+* a register written by ``tcgen05.ld`` read before ``tcgen05.wait::ld`` in the same straight-line
+  block (PTX 9.7.16.8.3: the destination registers are undefined until the wait completes);
+* ``.cta_group::1`` and ``::2`` mixed in one kernel (PTX 9.7.16.9.3: "All tcgen05 instructions within
+  a kernel must specify the same value for the .cta_group qualifier");
+* and what each instruction's own explanation finds (vector length, alloc size, overlapping halves).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from tmemviz.ptxline import parse_immediate, strip_comment
+
+_FUNCTION = re.compile(r"^\s*(?:\.(?:visible|extern|weak)\s+)*\.(entry|func)\b\s*(?:\([^)]*\)\s*)?([\w$.]+)?")
+_TARGET = re.compile(r"^\s*\.target\s+([\w,\s]+)")
+_LABEL = re.compile(r"^\s*([\w$.]+):")
+_MOV = re.compile(r"^\s*mov\.[bus]32\s+(%[\w$.]+)\s*,\s*([^;]+?)\s*;")
+_REGISTER = re.compile(r"%[\w$.]+")
+_BRANCH = re.compile(r"^\s*(?:@!?%[\w$.]+\s+)?(?:bra|brx|ret|exit|trap)\b")
+_WRITES_NOTHING = ("st.", "st ", "red.", "prefetch", "bar.", "barrier", "mbarrier.arrive", "fence", "cp.")
+"""Opcodes whose first operand is read, not written (stores, reductions, barriers...)."""
+
+
+@dataclass
+class Warning:
+    line: int
+    message: str
+
+    def record(self) -> dict[str, Any]:
+        return {"line": self.line, "message": self.message}
+
+
+@dataclass
+class Function:
+    """What the checks keep while inside one .entry/.func."""
+
+    name: str | None
+    movs: dict[str, int] = field(default_factory=dict)
+    """Register -> the immediate last moved into it (for the idesc of tcgen05.mma)."""
+    cta_group: tuple[int, int] | None = None
+    """The first .cta_group seen, and its line."""
+    pending: dict[str, int] = field(default_factory=dict)
+    """Registers written by a tcgen05.ld not yet waited for -> that ld's line."""
+
+
+@dataclass
+class Module:
+    """One scanned file: its target, the tcgen05 instructions found, and warnings, in line order."""
+
+    path: str
+    target: str | None = None
+    instructions: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[Warning] = field(default_factory=list)
+
+
+Explainer = Callable[[int, str, Function, "Module"], "dict[str, Any] | None"]
+"""Given (line number, statement, function state, module), the instruction's record (and warnings)."""
+
+
+def scan(path: str, lines: Iterable[str], explain: Explainer) -> Module:
+    """Find every tcgen05 statement of ``lines`` and explain it with ``explain``.
+
+    >>> def note(n, text, fn, mod): return {"line": n, "ptx": text}
+    >>> m = scan("k.ptx", [".target sm_100a", ".entry k()", "{", "tcgen05.wait::ld.sync.aligned;", "}"], note)
+    >>> m.target, m.instructions
+    ('sm_100a', [{'line': 4, 'ptx': 'tcgen05.wait::ld.sync.aligned;'}])
+    """
+    module = Module(path)
+    fn = Function(None)
+    for number, text, start in statements(lines):
+        if "tcgen05" in text:
+            code = strip_comment(text)[0]
+            if "tcgen05" not in code:
+                continue
+            statement = " ".join(code.split())
+            record = explain(start, statement, fn, module)
+            if record is None:
+                continue
+            module.instructions.append(record)
+            _after_tcgen05(record, statement, start, fn, module)
+            continue
+        if fn.pending:
+            _check_reads(text, number, fn, module)
+        if ".entry" in text or ".func" in text:
+            m = _FUNCTION.match(text)
+            if m:
+                fn = Function(m.group(2))
+                continue
+        if "mov." in text:
+            m = _MOV.match(text)
+            if m:
+                value = parse_immediate(m.group(2))
+                if value is None:
+                    fn.movs.pop(m.group(1), None)
+                else:
+                    fn.movs[m.group(1)] = value & 0xFFFFFFFF
+                continue
+        if module.target is None and ".target" in text:
+            m = _TARGET.match(text)
+            if m:
+                module.target = m.group(1).split(",")[0].strip()
+    return module
+
+
+def statements(lines: Iterable[str]) -> Iterator[tuple[int, str, int]]:
+    """(last line number, text, first line number): a tcgen05 statement joined across lines; others as is.
+
+    >>> list(statements(["tcgen05.st [%r1], {%r2,", "  %r3};", "add.s32 %r4, %r4, 1;"]))
+    [(2, 'tcgen05.st [%r1], {%r2,\\n  %r3};', 1), (3, 'add.s32 %r4, %r4, 1;', 3)]
+    """
+    held: list[str] = []
+    first = 0
+    number = 0
+    for number, raw in enumerate(lines, 1):
+        text = raw.rstrip("\r\n")
+        if held:
+            held.append(text)
+            if ";" in strip_comment(text)[0]:
+                yield number, "\n".join(held), first
+                held = []
+            continue
+        if "tcgen05" in text and ";" not in strip_comment(text)[0] and "tcgen05" in strip_comment(text)[0]:
+            held, first = [text], number
+            continue
+        yield number, text, number
+    if held:
+        yield number, "\n".join(held), first
+
+
+def _after_tcgen05(record: dict[str, Any], statement: str, line: int, fn: Function, module: Module) -> None:
+    """Module- and function-wide checks that follow one tcgen05 instruction."""
+    op = record.get("op")
+    group = record.get("cta_group")
+    if isinstance(group, int):
+        if fn.cta_group is None:
+            fn.cta_group = (group, line)
+        elif fn.cta_group[0] != group:
+            module.warnings.append(
+                Warning(
+                    line,
+                    f".cta_group::{group} here, but line {fn.cta_group[1]} uses "
+                    f".cta_group::{fn.cta_group[0]}: "
+                    "all tcgen05 instructions of a kernel must use the same .cta_group (PTX 9.7.16.9.3)",
+                )
+            )
+    if op == "wait::ld":
+        fn.pending.clear()
+        return
+    if op not in ("ld", "ld.red"):
+        # Any other tcgen05 instruction that names a pending register reads it (tcgen05.st, mma ...).
+        if fn.pending:
+            _check_reads(statement, line, fn, module, skip_first=False)
+        return
+    for name in record.get("registers") or ():
+        fn.pending[name] = line
+    if op == "ld.red" and record.get("redval_register"):
+        fn.pending[record["redval_register"]] = line
+
+
+def _check_reads(text: str, line: int, fn: Function, module: Module, skip_first: bool = True) -> None:
+    """Warn for each pending register this statement reads; a label or branch ends the block."""
+    code = strip_comment(text)[0].strip()
+    if not code:
+        return
+    if _LABEL.match(code) or _BRANCH.match(code):
+        fn.pending.clear()  # a new straight-line block: what a branch reaches is not followed
+        return
+    if "%" not in code:
+        return
+    body = code
+    written: set[str] = set()
+    if skip_first and not code.lstrip("@!%").startswith(_WRITES_NOTHING):
+        guard, _, rest = code.partition(" ") if code.startswith("@") else ("", "", code)
+        opcode, _, operands = rest.strip().partition(" ")
+        first, _, others = operands.partition(",")
+        if not opcode.startswith(_WRITES_NOTHING):
+            written = set(_REGISTER.findall(first))
+            body = guard + " " + others
+    for name in dict.fromkeys(_REGISTER.findall(body)):
+        if name in fn.pending:
+            module.warnings.append(
+                Warning(
+                    line,
+                    f"{name} is read before tcgen05.wait::ld, but the tcgen05.ld on line {fn.pending[name]} "
+                    "writes it asynchronously; its value is undefined until the wait (PTX 9.7.16.8.3)",
+                )
+            )
+            del fn.pending[name]
+    for name in written:
+        fn.pending.pop(name, None)  # overwritten: no longer the ld's value

@@ -1,0 +1,55 @@
+"""What an explained kernel looks like in a terminal: one row per tcgen05 instruction, then the warnings.
+
+Plain data (:mod:`tmemviz.draw.table`); the register-to-cell maps are in the JSON, and a short
+excerpt (the first registers) in the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tmemviz.draw.table import BOLD, DIM, Column, Table, View
+
+REGISTERS_SHOWN = 4
+"""Registers of an ld/st whose cells the table spells out (thread 0's); the JSON has them all."""
+
+
+def explain_view(files: Sequence[dict[str, Any]]) -> View:
+    """Per file: a table of its tcgen05 instructions, then one of its warnings."""
+    out: list[Table] = []
+    for f in files:
+        columns = (
+            Column("line", justify="right", style=DIM),
+            Column("op", style=BOLD, no_wrap=True),
+            Column("what it does"),
+        )
+        rows = tuple((str(r["line"]), r["op"], describe(r)) for r in f["instructions"])
+        target = f["target"] or "no .target"
+        title = f"{f['path']} ({target}): {len(rows)} tcgen05 instruction{'s' if len(rows) != 1 else ''}"
+        out.append(Table(columns, rows, title=title, title_justify="left"))
+        if f["warnings"]:
+            rows = tuple((str(w["line"]), w["message"]) for w in f["warnings"])
+            columns = (Column("line", justify="right", style=DIM), Column("warning", style="yellow"))
+            out.append(Table(columns, rows, title=f"{f['path']}: warnings", title_justify="left"))
+    return tuple(out)
+
+
+def describe(record: dict[str, Any]) -> str:
+    """The instruction's text, then what it does; for ld/st, thread 0's first registers and their cells."""
+    text = f"{record['ptx'].splitlines()[0]}{' ...' if chr(10) in record['ptx'] else ''}\n"
+    if "error" in record:
+        return text + f"not explained: {record['error']}"
+    text += record.get("summary", "")
+    cells = record.get("cells")
+    if cells:
+        first = [c for c in cells if c["thread"] == 0][: REGISTERS_SHOWN * (2 if record.get("pack") else 1)]
+        spots = ", ".join(
+            f"{c['register'] or 'r' + str(c['reg'])}{'.hi' if c.get('half') == 1 else ''}"
+            f" -> lane {c['lane']} col {c['col']}"
+            for c in first
+        )
+        text += (
+            f"\nthread 0: {spots}{' ...' if len(first) < sum(1 for c in cells if c['thread'] == 0) else ''}"
+        )
+    return text
