@@ -12,10 +12,19 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tmemviz"
-FAMILIES = ("ldst", "cp", "smem", "tile")
-ALLOWED = {("tile", "ldst")}
+FAMILIES = ("ldst", "cp", "smem", "tile", "mma", "explain", "shift", "datapath")
+ALLOWED = {
+    ("tile", "ldst"),
+    ("explain", "ldst"),
+    ("explain", "cp"),
+    ("explain", "mma"),
+    ("explain", "shift"),
+    ("explain", "datapath"),
+}
 """Family -> family imports allowed: a tile is many ld instructions, each placed by the ldst mapper
-itself (never a copy of it), so ``tile`` builds on ``ldst``; nothing depends on ``tile``."""
+itself (never a copy of it), so ``tile`` builds on ``ldst``; nothing depends on ``tile``.
+``explain`` reads whole kernels and answers each instruction with its own family's code (ld/st, cp,
+mma's descriptor, shift, the data-path letter), never a copy; nothing depends on ``explain``."""
 PRESENTATION = ("typer", "rich", "matplotlib")
 MAX_LINES = 400
 
