@@ -24,7 +24,7 @@ def explain_view(files: Sequence[dict[str, Any]]) -> View:
             Column("op", style=BOLD, no_wrap=True),
             Column("what it does"),
         )
-        rows = tuple((str(r["line"]), r["op"], describe(r)) for r in f["instructions"])
+        rows = tuple((str(r["line"]), short_op(r["op"]), describe(r)) for r in f["instructions"])
         target = f["target"] or "no .target"
         title = f"{f['path']} ({target}): {len(rows)} tcgen05 instruction{'s' if len(rows) != 1 else ''}"
         out.append(Table(columns, rows, title=title, title_justify="left"))
@@ -33,6 +33,15 @@ def explain_view(files: Sequence[dict[str, Any]]) -> View:
             columns = (Column("line", justify="right", style=DIM), Column("warning", style="yellow"))
             out.append(Table(columns, rows, title=f"{f['path']}: warnings", title_justify="left"))
     return tuple(out)
+
+
+def short_op(op: str) -> str:
+    """The op as the table's narrow column shows it: ``relinquish``, ``fence::before``.
+
+    >>> short_op("relinquish_alloc_permit"), short_op("fence::after_thread_sync")
+    ('relinquish', 'fence::after')
+    """
+    return op.replace("_alloc_permit", "").replace("_thread_sync", "")
 
 
 def describe(record: dict[str, Any]) -> str:
