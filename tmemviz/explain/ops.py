@@ -238,14 +238,14 @@ def _fence(
 def _runs_ld_red(target: str | None) -> bool:
     """Whether ``.target`` runs tcgen05.ld.red: sm_101a/sm_110a, families 101f, 103f, 110f and up (seed).
 
-    >>> [_runs_ld_red(t) for t in ("sm_100a", "sm_103a", "sm_103f", "sm_110a", "sm_100f", None)]
-    [False, True, True, True, False, False]
+    >>> [_runs_ld_red(t) for t in ("sm_100a", "sm_103a", "sm_103f", "sm_110a", "sm_100f", "sm_120a", None)]
+    [False, True, True, True, False, False, False]
     """
     m = LD_RED_TARGET.match(target or "")
     if not m:
         return False
     arch = int(m.group(1))
-    return arch in (101, 103) or arch >= 110
+    return arch in (101, 103) or 110 <= arch < 120  # sm_11x: "sm_110f or higher in the same family"
 
 
 _HANDLERS = {

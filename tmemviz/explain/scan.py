@@ -6,8 +6,11 @@ million-line module costs one ``in`` test per line that mentions no tcgen05, mov
 Checks (each a warning with its line number):
 
 * ``tcgen05.ld.red`` in a module whose ``.target`` cannot run it (PTX 9.7.16.8.3 Target ISA notes);
-* a register written by ``tcgen05.ld`` read before ``tcgen05.wait::ld`` in the same straight-line
-  block (PTX 9.7.16.8.3: the destination registers are undefined until the wait completes);
+* a ``tcgen05.ld`` not yet waited for (``tcgen05.wait::ld``) when the same straight-line block writes
+  or frees Tensor Memory (tcgen05.st/mma/cp/shift/dealloc) or lets other threads go on (bar.sync,
+  barrier.*, mbarrier.arrive). Reading the ld's registers before the wait is not flagged: the PTX
+  memory model (9.7.16.6) orders a register's consumers after the load; what it does not order is the
+  load's read of Tensor Memory against later writers, and Triton 3.9 itself reads before the wait;
 * ``.cta_group::1`` and ``::2`` mixed in one kernel (PTX 9.7.16.9.3: "All tcgen05 instructions within
   a kernel must specify the same value for the .cta_group qualifier");
 * and what each instruction's own explanation finds (vector length, alloc size, overlapping halves).
@@ -26,10 +29,7 @@ _FUNCTION = re.compile(r"^\s*(?:\.(?:visible|extern|weak)\s+)*\.(entry|func)\b\s
 _TARGET = re.compile(r"^\s*\.target\s+([\w,\s]+)")
 _LABEL = re.compile(r"^\s*([\w$.]+):")
 _MOV = re.compile(r"^\s*mov\.[bus]32\s+(%[\w$.]+)\s*,\s*([^;]+?)\s*;")
-_REGISTER = re.compile(r"%[\w$.]+")
 _BRANCH = re.compile(r"^\s*(?:@!?%[\w$.]+\s+)?(?:bra|brx|ret|exit|trap)\b")
-_WRITES_NOTHING = ("st.", "st ", "red.", "prefetch", "bar.", "barrier", "mbarrier.arrive", "fence", "cp.")
-"""Opcodes whose first operand is read, not written (stores, reductions, barriers...)."""
 
 
 @dataclass
@@ -51,7 +51,7 @@ class Function:
     cta_group: tuple[int, int] | None = None
     """The first .cta_group seen, and its line."""
     pending: dict[str, int] = field(default_factory=dict)
-    """Registers written by a tcgen05.ld not yet waited for -> that ld's line."""
+    """tcgen05.ld instructions not yet waited for (by shape) -> the line of the last one."""
 
 
 @dataclass
@@ -91,7 +91,7 @@ def scan(path: str, lines: Iterable[str], explain: Explainer) -> Module:
             _after_tcgen05(record, statement, start, fn, module)
             continue
         if fn.pending:
-            _check_reads(text, number, fn, module)
+            _check_block(text, number, fn, module)
         if ".entry" in text or ".func" in text:
             m = _FUNCTION.match(text)
             if m:
@@ -156,46 +156,41 @@ def _after_tcgen05(record: dict[str, Any], statement: str, line: int, fn: Functi
             )
     if op == "wait::ld":
         fn.pending.clear()
-        return
-    if op not in ("ld", "ld.red"):
-        # Any other tcgen05 instruction that names a pending register reads it (tcgen05.st, mma ...).
-        if fn.pending:
-            _check_reads(statement, line, fn, module, skip_first=False)
-        return
-    for name in record.get("registers") or ():
-        fn.pending[name] = line
-    if op == "ld.red" and record.get("redval_register"):
-        fn.pending[record["redval_register"]] = line
+    elif op in ("ld", "ld.red"):
+        fn.pending[str(record.get("shape", "ld"))] = line
+    elif fn.pending and op in TMEM_WRITERS:
+        _hazard(f"tcgen05.{op}", line, fn, module)
 
 
-def _check_reads(text: str, line: int, fn: Function, module: Module, skip_first: bool = True) -> None:
-    """Warn for each pending register this statement reads; a label or branch ends the block."""
+TMEM_WRITERS = ("st", "mma", "cp", "shift", "dealloc")
+"""tcgen05 instructions that write or free Tensor Memory; none is ordered after a tcgen05.ld of the same
+thread (PTX 9.7.16.6.2 lists the pipelined pairs; ld is in none)."""
+_RELEASES = ("bar.sync", "bar.arrive", "barrier.sync", "barrier.arrive", "bar.red", "barrier.red",
+             "mbarrier.arrive")  # fmt: skip
+"""Instructions that let other threads go on (and write or free Tensor Memory)."""
+
+
+def _hazard(what: str, line: int, fn: Function, module: Module) -> None:
+    first = min(fn.pending.values())
+    module.warnings.append(
+        Warning(
+            line,
+            f"{what} before tcgen05.wait::ld: the tcgen05.ld on line {first} may still be reading Tensor "
+            "Memory; a register dependency orders only its registers, so wait first (PTX 9.7.16.6)",
+        )
+    )
+    fn.pending.clear()
+
+
+def _check_block(text: str, line: int, fn: Function, module: Module) -> None:
+    """With a tcgen05.ld not waited for: warn at a barrier that releases other threads; a label or
+    branch ends the straight-line block (what it reaches is not followed)."""
     code = strip_comment(text)[0].strip()
     if not code:
         return
     if _LABEL.match(code) or _BRANCH.match(code):
-        fn.pending.clear()  # a new straight-line block: what a branch reaches is not followed
+        fn.pending.clear()
         return
-    if "%" not in code:
-        return
-    body = code
-    written: set[str] = set()
-    if skip_first and not code.lstrip("@!%").startswith(_WRITES_NOTHING):
-        guard, _, rest = code.partition(" ") if code.startswith("@") else ("", "", code)
-        opcode, _, operands = rest.strip().partition(" ")
-        first, _, others = operands.partition(",")
-        if not opcode.startswith(_WRITES_NOTHING):
-            written = set(_REGISTER.findall(first))
-            body = guard + " " + others
-    for name in dict.fromkeys(_REGISTER.findall(body)):
-        if name in fn.pending:
-            module.warnings.append(
-                Warning(
-                    line,
-                    f"{name} is read before tcgen05.wait::ld, but the tcgen05.ld on line {fn.pending[name]} "
-                    "writes it asynchronously; its value is undefined until the wait (PTX 9.7.16.8.3)",
-                )
-            )
-            del fn.pending[name]
-    for name in written:
-        fn.pending.pop(name, None)  # overwritten: no longer the ld's value
+    body = code.split(None, 1)[1] if code.startswith("@") and " " in code else code
+    if body.startswith(_RELEASES):
+        _hazard(body.split(None, 1)[0], line, fn, module)
