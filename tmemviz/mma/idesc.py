@@ -202,8 +202,8 @@ def _meaning(kind: str, f: Field, code: int, problems: list[str]) -> object:
         problems.append(f"{f.label} code {code} is not defined for .kind::{kind} (defined: {defined})")
         return f"undefined ({code})"
     if f.name == "n":
-        if code == 0:
-            problems.append("N >> 3 is 0; N must be 8..256 (PTX 9.7.16.2.1)")
+        if code == 0 or code > 32:
+            problems.append(f"N = {code << 3}; tcgen05.mma's N is 8..256 (PTX 9.7.16.2.1)")
         return code << 3
     if f.name == "m":
         m = code << (7 if kind in SCALED_KINDS else 4)
@@ -234,7 +234,7 @@ def encode(kind: str, **given: object) -> int:
     """The descriptor with ``given`` fields (names as :func:`layout`, meanings as :func:`decode` gives).
 
     Types and majors are names (``F16``, ``K``); ``m``/``n`` the sizes; ``max_shift`` 0/8/16/32;
-    ``k`` 64/96; flags booleans. Fields not given are 0, except D (F32; S32 for kind::i8).
+    ``k`` 64/96; flags booleans. Fields not given are 0, except D (F32; S32 for kind::i8) and M (128).
 
     >>> hex(encode("mxf4nvf4", a_type="E2M1", b_type="E2M1", scale_type="UE4M3", m=128, n=256))
     '0x8400480'
@@ -244,6 +244,7 @@ def encode(kind: str, **given: object) -> int:
     by_name = {f.name: f for f in named}
     if "d_type" in by_name and "d_type" not in given:
         given = {**given, "d_type": "S32" if kind == "i8" else "F32"}
+    given = {"m": 128, **given}
     value = 0
     for name, meaning in given.items():
         if meaning is None:
