@@ -37,7 +37,7 @@ class Explainer:
 
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
-        self.layouts: dict[str, Any] = {}
+        self.layouts: dict[tuple[Any, ...], Any] = {}
 
     def __call__(self, line: int, statement: str, fn: Function, module: Module) -> dict[str, Any] | None:
         record: dict[str, Any] = {"line": line, "ptx": statement, "function": fn.name}
@@ -77,7 +77,6 @@ class Explainer:
 
         op = "ld.red" if tokens[1] == "ld" and "red" in tokens[2:3] else tokens[1]
         out: dict[str, Any] = {"op": op}
-        spelled = parse_spelling(line.text)
         if op == "ld.red" and not _runs_ld_red(module.target):
             module.warnings.append(
                 Warning(
@@ -86,14 +85,20 @@ class Explainer:
                     f"but this module targets {module.target or 'nothing'} (PTX 9.7.16.8.3)",
                 )
             )
-        ins = resolve(self.catalog, line.text)
-        key = f"{ins.qualifiers}|{ins.split_offset}|{ins.offset}"
-        found = self.layouts.get(key)
-        if found is None:
-            found = self.layouts[key] = cells(ins)
+        # Kernels repeat the same instruction with other registers: resolve each distinct one once.
+        key = (line.opcode, *(o for o in line.operands if not o.startswith("{")),
+               *(len(v) for v in line.vectors()))  # fmt: skip
+        known = self.layouts.get(key)
+        if known is None:
+            ins = resolve(self.catalog, line.text)
+            known = self.layouts[key] = (ins, cells(ins), parse_spelling(line.text).address)
+        ins, found, address = known
         for warning in ins.warnings:
             module.warnings.append(Warning(n, warning))
-        address = spelled.address
+        vectors = line.vectors()
+        names = vectors[-1 if op == "st" else 0] if vectors else None
+        if names is not None and any(x in ("...", "…") for x in names):
+            names = None
         out.update(
             shape=ins.shape.name,
             num=ins.num,
@@ -101,15 +106,14 @@ class Explainer:
             split_offset=ins.split_offset,
             base=address.base if address else None,
             offset={"lane": ins.offset[0], "col": ins.offset[1]},
-            registers=list(spelled.registers) if spelled.registers else None,
+            registers=list(names) if names else None,
         )
         if ins.red is not None:
             out["red"] = {"op": ins.red.op, "type": ins.red.type, "abs": ins.red.abs, "nan": ins.red.nan}
-            vectors = line.vectors()
             redval = vectors[1] if len(vectors) > 1 else None
             plain = [o for o in line.operands[1:] if o.startswith("%")]
             out["redval_register"] = redval[0] if redval else (plain[0] if plain else None)
-        out["cells"] = answers.cell_records(found, spelled.registers, ins.pack)
+        out["cells"] = answers.cell_records(found, names, ins.pack)
         out["summary"] = answers.ldst_summary(ins, address.base if address else None)
         return out
 
