@@ -328,7 +328,7 @@ def test_output_file_basis_is_one_line(capsys: pytest.CaptureFixture[str], tmp_p
         ("b4x16_p64", "--elements", ",".join(["16"] * 16)),
         ("b6x16_p32", "--elements", ",".join(["64"] * 16)),
         ("b6x16_p32", "--elements", ",".join(["x"] * 16)),
-        ("b4x16_p64", "--format", "csv"),
+        ("b4x16_p64", "--format", "pdf"),
         ("b4x16_p64", "--bogus"),
     ],
 )
