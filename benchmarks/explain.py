@@ -51,7 +51,8 @@ def plain_module(path: Path, lines: int = 1_000_000, functions: int = 100) -> No
         for f in range(functions):
             out.write(f".visible .entry plain_{f}(\n\t.param .u64 p\n)\n{{\n")
             for i in range(body_lines):
-                out.write(pattern[i % len(pattern)].format(a=i % 50, b=(i + 7) % 50, c=(i + 13) % 50, k=i, f=f))
+                line = pattern[i % len(pattern)]
+                out.write(line.format(a=i % 50, b=(i + 7) % 50, c=(i + 13) % 50, k=i, f=f))
                 out.write("\n")
             out.write("\tret;\n}\n")
 
@@ -108,7 +109,8 @@ def main() -> int:
         t = best([*cli, "explain", str(plain), "-f", "json"], args.runs)
         ok = t < PLAIN_TARGET_S
         missed |= not ok
-        print(f"1,000,000 lines, no tcgen05:        {t:6.2f} s  (target < {PLAIN_TARGET_S} s) {'ok' if ok else 'MISSED'}")
+        verdict = "ok" if ok else "MISSED"
+        print(f"1,000,000 lines, no tcgen05:        {t:6.2f} s  (target < {PLAIN_TARGET_S} s) {verdict}")
         big = Path(tmp) / "kernels.ptx"
         lines, cells = kernels_module(big)
         t = best([*cli, "explain", str(big), "-f", "json"], args.runs)

@@ -52,6 +52,7 @@ def test_triton_epilogue_mma_and_ld() -> None:
     assert (idesc["value"], idesc["m"], idesc["n"], idesc["d_type"], idesc["a_type"]) == (
         134742032, 128, 32, "F32", "F16"
     )  # fmt: skip
+    assert mma["layout"] == "D"  # PTX 9.7.16.10.5: M=128, .cta_group::1 -> layout D (mma-facts.md section 1)
     (ld,) = by_op(f, "ld")
     assert (ld["shape"], ld["num"], ld["base"], ld["offset"]) == ("32x32b", 32, "%r14", {"lane": 0, "col": 0})
     # PTX Figure (32x32b): thread t reads lane t; register k of .x32 reads column k. Names in vector order.
@@ -155,6 +156,32 @@ def test_warnings_have_line_numbers() -> None:
     assert "same .cta_group" in lines[16] and "line 7" in lines[16]
     assert 10 not in lines  # reading the ld's registers is ordered by register dependency (PTX 9.7.16.6)
     assert set(lines) == {7, 8, 11, 12, 15, 16}
+
+
+def test_layout_letters_and_illegal_shapes() -> None:
+    # mma-facts.md section 1 (PTX 9.7.16.10.5): M=128 .cta_group::2 dense -> B, sparse -> C; M=256 -> A;
+    # .ws M=64 -> E, M=32 -> G.
+    cases = [
+        ("tcgen05.mma.cta_group::2.kind::f16", 128, 128, "B"),
+        ("tcgen05.mma.sp.cta_group::2.kind::f16", 128, 128, "C"),
+        ("tcgen05.mma.cta_group::2.kind::f16", 256, 128, "A"),
+        ("tcgen05.mma.ws.cta_group::1.kind::f16", 64, 128, "E"),
+        ("tcgen05.mma.ws.cta_group::1.kind::f16", 32, 64, "G"),
+        ("tcgen05.mma.cta_group::1.kind::f16", 64, 8, "F"),
+    ]
+    for opcode, m, n, letter in cases:
+        value = ((n >> 3) << 17) | ((m >> 4) << 24) | (1 << 4)
+        sp = ", [%r9]" if ".sp." in opcode else ""
+        text = f".entry k()\n{{\nmov.b32 %r6, {value};\n{opcode} [%r4], %rd1, %rd2{sp}, %r6, 1;\n}}\n"
+        f = explained(text)
+        (mma,) = by_op(f, "mma")
+        assert (mma["layout"], f["warnings"]) == (letter, []), opcode
+    bad_text = (
+        ".entry k()\n{\nmov.b32 %r6, 0x10200010;\n"
+        "tcgen05.mma.cta_group::1.kind::f16 [%r4], %rd1, %rd2, %r6, 1;\n}\n"
+    )
+    f = explained(bad_text)  # M=256 needs .cta_group::2
+    assert by_op(f, "mma")[0]["layout"] is None and f["warnings"][0]["line"] == 4
 
 
 def test_functions_keep_their_own_constants() -> None:

@@ -114,16 +114,25 @@ def shift_rows(lane: int, col: int) -> dict[str, Any]:
     return {"rows": rows, "summary": summary}
 
 
-def layout_letter(m: int, cta_group: int, sparse: bool, ws: bool) -> str | None:
-    """The data-path layout letter of D (PTX 9.7.16.10.5), from the datapath family when it is installed."""
+def datapath(m: int, n: int, cta_group: int, sparse: bool, ws: bool) -> tuple[str | None, str | None]:
+    """D's data-path layout letter (PTX 9.7.16.10.5) and, when M/N do not fit the table, why.
+
+    >>> datapath(128, 128, 1, False, False), datapath(64, 64, 1, False, True)
+    (('D', None), ('E', None))
+    """
+    from tmemviz.datapath.organization import check_n, choose
+    from tmemviz.datapath.shapes import shipped_paths
+    from tmemviz.errors import TmemvizError
+
     try:
-        from tmemviz.datapath.organization import letter  # type: ignore[import-not-found]
-    except ImportError:
-        return None
+        path = choose(shipped_paths(), m, cta_group, sparse, ws)
+    except TmemvizError as exc:
+        return None, str(exc)
     try:
-        return str(letter(m, cta_group, sparse, ws))
-    except Exception:  # an M the table has no row for: the idesc warnings already say why
-        return None
+        check_n(path, n, ws)
+    except TmemvizError as exc:
+        return path.name, str(exc)
+    return path.name, None
 
 
 def file_record(module: Any) -> dict[str, Any]:

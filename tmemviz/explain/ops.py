@@ -147,7 +147,9 @@ class Explainer:
         out["idesc"] = {"value": found.value, "hex": f"0x{found.value:08x}", **found.fields}
         for problem in found.problems:
             module.warnings.append(Warning(n, f"idesc {mma.idesc} = 0x{found.value:08x}: {problem}"))
-        out["layout"] = answers.layout_letter(found.m, mma.cta_group, mma.sparse, mma.ws)
+        out["layout"], problem = answers.datapath(found.m, found.n, mma.cta_group, mma.sparse, mma.ws)
+        if problem:
+            module.warnings.append(Warning(n, f"idesc {mma.idesc} = 0x{found.value:08x}: {problem}"))
         out["summary"] = answers.mma_summary(out, found)
         return out
 
