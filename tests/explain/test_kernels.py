@@ -213,6 +213,9 @@ def test_several_files_and_the_json_shape(tmp_path: Path, capsys: pytest.Capture
         "cells",
     } <= set(st)
     assert set(st["cells"][0]) == {"thread", "reg", "register", "lane", "col"}
+    rows = ok(capsys, "explain", str(FIXTURES / "triton_st_16x64b.ptx"), "-f", "csv").splitlines()
+    assert rows[0] == "path,line,op,thread,reg,half,register,lane,col"
+    assert len(rows) == 1 + 4 * 32 * 8 and rows[-1].split(",")[1] == "215"
     table = ok(capsys, "explain", str(a))
     assert "warnings" in table and "power of 2" in table
 

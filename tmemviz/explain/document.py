@@ -20,6 +20,17 @@ def explain_document(modules: Sequence[Module]) -> Document:
     files = [file_record(m) for m in modules]
     count = sum(len(f["instructions"]) for f in files)
 
+    def csv():
+        header = ("path", "line", "op", "thread", "reg", "half", "register", "lane", "col")
+        rows = (
+            (f["path"], i["line"], i["op"], c["thread"], c["reg"], c.get("half", ""), c["register"] or "",
+             c["lane"], c["col"])
+            for f in files
+            for i in f["instructions"]
+            for c in i.get("cells") or ()
+        )  # fmt: skip
+        return header, rows
+
     def table(width: int):
         from tmemviz.explain.views import explain_view
 
@@ -31,6 +42,7 @@ def explain_document(modules: Sequence[Module]) -> Document:
         header={},
         lists=lambda: (("files", files),),
         main="files",
+        csv=csv,
         views={"instructions": table},
         notes=NOTES,
         subject=modules,
