@@ -244,3 +244,15 @@ def test_save_writes_what_the_cli_writes(tmp_path: Path, capsys: pytest.CaptureF
     ok(capsys, "explain", str(source), "-o", str(tmp_path / "cli.json"))
     assert saved == (tmp_path / "cli.json").read_bytes()
     assert "tcgen05" in doc.to_text()
+
+
+def test_several_statements_on_one_line_and_across_lines() -> None:
+    text = (
+        ".entry k()\n{\n"
+        " { .reg .pred p; setp.ne.b32 p, %r1, 0; @p tcgen05.wait::ld.sync.aligned; }\n"
+        " tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1,\n   %r2}, [%r3]; // two lines\n}\n"
+    )
+    f = explained(text)
+    assert [(i["line"], i["op"]) for i in f["instructions"]] == [(3, "wait::ld"), (4, "ld")]
+    assert f["instructions"][0]["guard"] == "p"
+    assert f["instructions"][1]["registers"] == ["%r1", "%r2"]

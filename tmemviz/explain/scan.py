@@ -81,14 +81,16 @@ def scan(path: str, lines: Iterable[str], explain: Explainer) -> Module:
     for number, text, start in statements(lines):
         if "tcgen05" in text:
             code = strip_comment(text)[0]
-            if "tcgen05" not in code:
-                continue
-            statement = " ".join(code.split())
-            record = explain(start, statement, fn, module)
-            if record is None:
-                continue
-            module.instructions.append(record)
-            _after_tcgen05(record, statement, start, fn, module)
+            # One line may hold several statements (inline asm: `{ setp...; tcgen05.mma ...; }`).
+            for piece in code.split(";"):
+                statement = " ".join(piece.split()).lstrip("{} ")  # a scope brace before the statement
+                if "tcgen05" not in statement:
+                    continue
+                record = explain(start, statement + ";", fn, module)
+                if record is None:
+                    continue
+                module.instructions.append(record)
+                _after_tcgen05(record, statement, start, fn, module)
             continue
         if fn.pending:
             _check_block(text, number, fn, module)
