@@ -138,7 +138,8 @@ def test_emitted_lines_keep_the_immediate_and_assemble(ptxas: str, tmp_path) -> 
 
     lines = [
         TRITON_ST,
-        "@!%p2 tcgen05.ld.sync.aligned.16x64b.x8.b32 {%r3, %r4, %r5, %r6, %r7, %r8, %r9, %r10}, [%r2+0x100000];",
+        "@!%p2 tcgen05.ld.sync.aligned.16x64b.x8.b32 {%r3, %r4, %r5, %r6, %r7, %r8, %r9, %r10},"
+        " [%r2+0x100000];",
         "tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r3, %r4}, [ %r2 + 128 ];",
         "tcgen05.ld.sync.aligned.16x32bx2.x2.b32 {%r3, %r4}, [%r2 + 1048584], 2;",
     ]
