@@ -48,9 +48,12 @@ _AB_TYPES: dict[str, dict[int, str]] = {
 _D_TYPES: dict[str, dict[int, str]] = {
     "f16": {0: "F16", 1: "F32"},
     "tf32": {1: "F32"},
-    "f8f6f4": {1: "F32"},
+    "f8f6f4": {0: "F16", 1: "F32"},
     "i8": {2: "S32"},
 }
+"""D types per kind. For kind::f8f6f4 the PTX ISA's tables differ by version: the 9.7.16.4.2 table lists
+F32 only, the later 9.7.17.4.2 one F16 = 0 and F32 = 1 (its Table 39 row lists .f16 and .f32 D too);
+tmemviz follows the later table."""
 _SCALE_TYPES = {"mxf8f6f4": {1: "UE8M0"}, "mxf4": {1: "UE8M0"}, "mxf4nvf4": {0: "UE4M3", 1: "UE8M0"}}
 MAJORS = {0: "K", 1: "MN"}
 MAX_SHIFTS = {0: 0, 1: 8, 2: 16, 3: 32}
@@ -177,6 +180,8 @@ def decode(value: int, kind: str) -> Idesc:
     for f in named:
         code = codes[f.name]
         fields[f.name] = _meaning(kind, f, code, problems)
+    if kind == "f16" and fields.get("d_type") == "F16" and "BF16" in (fields["a_type"], fields["b_type"]):
+        problems.append("D F16 takes A and B F16 only; BF16 needs D F32 (PTX 9.7.16.2.1, kind::f16 shapes)")
     for f in reserved:
         if f.get(value):
             problems.append(f"bits {f.bits} are reserved and must be 0 for .kind::{kind}, got {f.get(value)}")
