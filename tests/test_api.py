@@ -98,6 +98,10 @@ COMMANDS = {
     ),
     "tile": (["tile", "--n", "32", "--shape", "16x64b"], lambda: tmemviz.tile(n=32, shape="16x64b")),
     "desc": (["desc", "0x4000404000010000"], lambda: tmemviz.desc("0x4000404000010000")),
+    "shift": (
+        ["shift", "tcgen05.shift.down.cta_group::2 [taddr0];", "--taddr", "32,8"],
+        lambda: tmemviz.shift("tcgen05.shift.down.cta_group::2 [taddr0];", taddr=(32, 8)),
+    ),
 }
 SUFFIXES = ("png", "svg", "html", "json", "csv", "txt")
 
@@ -146,7 +150,7 @@ def test_save_writes_exactly_what_dash_o_writes(
         (["-o", "-"], "-o - needs --format"),
     ],
 )
-@pytest.mark.parametrize("command", ["layout", "cp", "smem", "tile", "decompress"])
+@pytest.mark.parametrize("command", ["layout", "cp", "smem", "tile", "decompress", "shift"])
 def test_contradictions_write_nothing(
     capsys: pytest.CaptureFixture[str],
     tmp_path: object,

@@ -121,6 +121,9 @@ CORPUS = [
         "json",
     ],
     ["shapes", "-f", "json"],
+    ["shift", "tcgen05.shift.cta_group::1.down [taddr];", "--taddr", "32,8", "--format", "json"],
+    ["shift", "@%p1 tcgen05.shift.down.cta_group::2 [%r2+0x200000]; // c", "--lane", "40"],
+    ["ptx", "tcgen05.shift.down.cta_group::1 [taddr0];", "--emit", "cccl"],
 ]
 
 

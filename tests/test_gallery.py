@@ -66,10 +66,16 @@ TILE_NAMES = {
     "tile.128x128.bf16.32x32b": ("32x32b", 128, "bf16", "tcgen05.ld.sync.aligned.32x32b.x64.b32"),
 }
 
+SHIFT_NAMES = {
+    # tcgen05.shift in one CTA and in both (PTX 9.7.16.9.3): name -> the instruction.
+    "shift.cta_group1": "tcgen05.shift.cta_group::1.down",
+    "shift.cta_group2": "tcgen05.shift.cta_group::2.down",
+}
+
 
 def expected_names(shapes: list[str]) -> set[str]:
     names = {f"{s}.x{n}{p}" for s in shapes for n in (1, 2, 4) for p in ("", ".pack")}
-    extra = set(CP_NAMES) | set(DECOMPRESS_NAMES) | set(SMEM_NAMES) | set(TILE_NAMES)
+    extra = set(CP_NAMES) | set(DECOMPRESS_NAMES) | set(SMEM_NAMES) | set(TILE_NAMES) | set(SHIFT_NAMES)
     return names | {"16x32bx2.x8.split16", "pack", "unpack"} | extra
 
 
@@ -111,6 +117,11 @@ def test_entries_cover_every_shape(catalog: Catalog) -> None:
             (tile,) = args
             assert (tile.shape.name, tile.m, tile.n, tile.dtype, tile.warps) == (shape, 128, n, dtype, 4)
             assert tile.mnemonic == instruction and e.instruction == f"`{instruction}`"
+            continue
+        if e.name in SHIFT_NAMES:
+            (shift,) = args
+            assert build == "shift_spec" and shift.relative and shift.taddr == (0, 0)
+            assert shift.mnemonic == SHIFT_NAMES[e.name] and e.instruction == f"`{shift.mnemonic}`"
             continue
         if e.name in ("pack", "unpack"):
             assert build == "pack_spec"
@@ -178,6 +189,9 @@ def test_index_names_each_figure_and_its_instruction(catalog: Catalog) -> None:
         if name in TILE_NAMES:
             shape, _, _, instruction = TILE_NAMES[name]
             assert f"`{instruction}`" in row and "4 warps" in row
+            continue
+        if name in SHIFT_NAMES:
+            assert f"`{SHIFT_NAMES[name]}`" in row and "9.7.16.9.3" in row
             continue
         if name == "pack":
             assert "`tcgen05.ld" in row and "pack::16b" in row and "Figure 193" in row

@@ -251,6 +251,23 @@ def desc(
     return descriptor_document(decode(encoded), notes)
 
 
+def shift(
+    instruction: str,
+    taddr: Taddr = None,
+    title: Optional[str] = None,
+    layouts: Optional[Sequence[PathLike]] = None,
+) -> Document:
+    """One tcgen05.shift (``tmemviz shift``): which lane each 32-byte element of the warp's lanes moves to.
+
+    ``instruction`` is a PTX line in either qualifier order (``tcgen05.shift.cta_group::1.down [taddr];``
+    or ``tcgen05.shift.down.cta_group::1 [taddr];``); ``taddr`` is its register's LANE,COL.
+    """
+    from tmemviz.shift.document import shift_document
+    from tmemviz.shift.spelling import resolve_shift
+
+    return shift_document(resolve_shift(catalog(layouts), instruction, taddr=_text(taddr)), title=title)
+
+
 def tile(
     m: int = 128,
     n: Optional[int] = None,

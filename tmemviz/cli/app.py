@@ -25,7 +25,7 @@ APP_SETTINGS: dict[str, Any] = {
     "name": "tmemviz",
     "help": (
         "Exact data layouts of Blackwell Tensor Memory instructions "
-        "(tcgen05.ld / tcgen05.st / tcgen05.cp, with decompression)."
+        "(tcgen05.ld / tcgen05.st / tcgen05.cp, with decompression / tcgen05.shift)."
     ),
     "no_args_is_help": True,
     "add_completion": True,
@@ -46,6 +46,7 @@ COMMANDS: dict[str, str] = {
     "explain": "tmemviz.cli.explain",
     "ptx": "tmemviz.cli.code",
     "tile": "tmemviz.cli.tile",
+    "shift": "tmemviz.cli.shift",
     "figure": "tmemviz.cli.figure",
     "gallery": "tmemviz.cli.gallery",
 }

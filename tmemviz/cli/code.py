@@ -1,4 +1,4 @@
-"""The ``ptx`` command: one instruction (tcgen05.ld/st/ld.red or tcgen05.cp) in every dialect."""
+"""The ``ptx`` command: one instruction (tcgen05.ld/st/ld.red, tcgen05.cp, tcgen05.shift) in every dialect."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import sys
 from enum import Enum
 from typing import Annotated
 
+from tmemviz.catalog import Catalog
 from tmemviz.cli import complete
 from tmemviz.cli.cp import CtaGroupOpt, DecompressOpt, MulticastOpt
 from tmemviz.cli.ldst import AbsOpt, NanOpt, NumOpt, OpOpt, PackOpt, RedOpt, RedTypeOpt, SplitOpt
@@ -49,7 +50,25 @@ def ptx(
 ) -> None:
     """Write one instruction as PTX, CUDA inline asm, cuda::ptx, CUTLASS, CuTe DSL or Gluon code."""
     found = catalog(layouts)
-    if names_copy(found, shape):
+    from tmemviz.shift.spelling import names_shift
+
+    if names_shift(shape):
+        given = {
+            "--num": num,
+            "--pack": pack or None,
+            "--split-offset": split_offset,
+            "--op": op,
+            "--red": red,
+            "--red-type": red_type,
+            "--red-abs": red_abs or None,
+            "--red-nan": red_nan or None,
+            "--multicast": multicast,
+            "--decompress": decompress,
+        }
+        mnemonic, codes = _shift_codes(
+            found, shape, [k for k, v in given.items() if v is not None], cta_group
+        )
+    elif names_copy(found, shape):
         given = {
             "--num": num,
             "--pack": pack or None,
@@ -92,6 +111,23 @@ def ptx(
         for note in code.notes:
             sys.stderr.write(f"tmemviz: note: {note}\n")
         sys.stdout.write(code.code + "\n")
+
+
+def _shift_codes(
+    found: Catalog, shape: str, wrong: list[str], cta_group: str | None
+) -> tuple[str, list[Code]]:
+    """A tcgen05.shift line in every dialect; options of the other instructions are refused."""
+    if wrong:
+        raise TmemvizError(f"{wrong[0]} does not apply to tcgen05.shift, which has only .cta_group and .down")
+    from tmemviz.shift import dialects as shift_dialects
+    from tmemviz.shift.spelling import parse_cta_group, resolve_shift
+
+    shifted = resolve_shift(found, shape)
+    if cta_group is not None and parse_cta_group(cta_group) != shifted.cta_group:
+        raise TmemvizError(
+            f"the instruction says .cta_group::{shifted.cta_group} but --cta-group says {cta_group}"
+        )
+    return shifted.mnemonic, [f(shifted) for f in shift_dialects.EMITTERS.values()]
 
 
 def _shown(code: Code) -> str | None:

@@ -58,9 +58,19 @@ def cp_names(ctx: Any, incomplete: str) -> list[str]:
     return _matching(names, incomplete)
 
 
+def shift_names(ctx: Any, incomplete: str) -> list[str]:
+    """tcgen05.shift in both qualifier orders (PTX 9.7.16.9.3's syntax line and its example)."""
+    names = [
+        f"tcgen05.shift.{order}"
+        for group in (1, 2)
+        for order in (f"cta_group::{group}.down", f"down.cta_group::{group}")
+    ]
+    return _matching(names, incomplete)
+
+
 def any_names(ctx: Any, incomplete: str) -> list[str]:
-    """Both families' names (``ptx`` takes either)."""
-    return ldst_names(ctx, incomplete) + cp_names(ctx, incomplete)
+    """Every family's names (``ptx`` takes any)."""
+    return ldst_names(ctx, incomplete) + cp_names(ctx, incomplete) + shift_names(ctx, incomplete)
 
 
 def nums(ctx: Any, args: list[str], incomplete: str) -> list[str]:

@@ -23,7 +23,7 @@ def shapes(
     format: Annotated[ShapesFormat, Option("--format", "-f", help="table or json.")] = ShapesFormat.table,
     layouts: LayoutsOpt = None,
 ) -> None:
-    """List every shape: ld/st with registers per .num (Table 49), cp with its multicasts, swizzle modes."""
+    """List every shape: ld/st with registers per .num (Table 49), cp with its multicasts, shift, swizzles."""
     from tmemviz.ldst.answers import shapes_records
 
     found = catalog(layouts)
@@ -32,12 +32,15 @@ def shapes(
     else:
         from tmemviz.cp.views import copy_shapes_view
         from tmemviz.ldst.views import shapes_view
+        from tmemviz.shift.shapes import KIND as SHIFT
+        from tmemviz.shift.views import shift_shapes_view
         from tmemviz.smem.shapes import KIND as SMEM
         from tmemviz.smem.views import swizzles_view
 
         views = (
             shapes_view(found.shapes(LDST)),
             copy_shapes_view(found.shapes(CP)),
+            shift_shapes_view(found.shapes(SHIFT)),
             swizzles_view(found.shapes(SMEM)),
         )
         deliver(

@@ -96,24 +96,6 @@ def alloc_summary(op: str, columns: int | None, operand: str | None) -> str:
     return f"frees {amount} of Tensor Memory at {operand}"
 
 
-def shift_rows(lane: int, col: int) -> dict[str, Any]:
-    """tcgen05.shift.down: rows 0..30 of the 32-lane matrix at taddr move down one lane (seed rule).
-
-    PTX 9.7.16.9.3: "shifting of 32-byte elements downwards across all the rows, except the last, by
-    one row"; the data-movement shape is .31x256b, so each row moves 256 bits = 8 columns.
-
-    >>> shift_rows(0, 0)["rows"]
-    {'from_lanes': [0, 30], 'to_lanes': [1, 31], 'cols': [0, 7]}
-    """
-    rows = {"from_lanes": [lane, lane + 30], "to_lanes": [lane + 1, lane + 31], "cols": [col, col + 7]}
-    summary = (
-        f"shifts lanes {lane}..{lane + 30} down one lane (to {lane + 1}..{lane + 31}), "
-        f"columns {col}..{col + 7}, relative to taddr: 31 rows of 32 bytes (tcgen05.shift's .31x256b); "
-        "the matrix's last row is overwritten, its first keeps its value"
-    )
-    return {"rows": rows, "summary": summary}
-
-
 def datapath(m: int, n: int, cta_group: int, sparse: bool, ws: bool) -> tuple[str | None, str | None]:
     """D's data-path layout letter (PTX 9.7.16.10.5) and, when M/N do not fit the table, why.
 

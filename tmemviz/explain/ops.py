@@ -208,13 +208,31 @@ def _wait(
 def _shift(
     ex: Explainer, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int
 ) -> dict[str, Any]:
+    """tcgen05.shift, answered by the shift family (its notes say where the PTX text is silent)."""
+    from tmemviz.shift.answers import summary
+    from tmemviz.shift.spelling import resolve_shift
+
+    shift = resolve_shift(ex.catalog, line.text)
+    first, last = shift.lanes
+    step = shift.shape.step
     address = line.address()
-    lane, col = address.lane_col if address else (0, 0)
-    out: dict[str, Any] = {"op": "shift", "base": address.base if address else None}
-    out.update(answers.shift_rows(lane, col))
-    if lane % 32:
-        module.warnings.append(Warning(n, f"tcgen05.shift's taddr lane must be aligned to 32, got +{lane}"))
-    return out
+    lane = shift.address.offset[0]
+    if lane % shift.shape.lane_alignment:
+        module.warnings.append(
+            Warning(
+                n, f"tcgen05.shift's taddr lane must be aligned to {shift.shape.lane_alignment}, got +{lane}"
+            )
+        )
+    return {
+        "op": "shift",
+        "base": address.base if address else None,
+        "rows": {
+            "from_lanes": [first, first + shift.shape.rows - 1],
+            "to_lanes": [first + step, last],
+            "cols": list(shift.columns),
+        },
+        "summary": summary(shift) + (f" relative to {address.base}" if address and address.base else ""),
+    }
 
 
 def _commit(
