@@ -256,3 +256,25 @@ def test_several_statements_on_one_line_and_across_lines() -> None:
     assert [(i["line"], i["op"]) for i in f["instructions"]] == [(3, "wait::ld"), (4, "ld")]
     assert f["instructions"][0]["guard"] == "p"
     assert f["instructions"][1]["registers"] == ["%r1", "%r2"]
+
+
+def test_every_mma_form_ptxas_accepts() -> None:
+    f = tmemviz.explain([FIXTURES / "mma_forms.ptx"]).lists()[0][1][0]
+    got = [
+        (i["kind"], i["sparse"], i["ws"], i["a_in_tmem"], i["idesc_operand"], "sp_meta" in i, "scale_a" in i)
+        for i in by_op(f, "mma")
+    ]
+    assert got == [
+        ("f16", False, False, False, "%r4", False, False),
+        ("f16", False, False, True, "%r4", False, False),
+        ("f16", True, False, False, "%r4", True, False),
+        ("f16", False, True, False, "%r4", False, False),
+        ("f16", True, True, False, "%r4", True, False),
+        ("mxf4nvf4", False, False, False, "%r11", False, True),
+        ("mxf8f6f4", False, False, False, "%r12", False, True),
+        ("f16", False, False, False, "%r4", False, False),
+        ("f16", False, False, True, "%r4", False, False),
+        ("f16", False, True, False, "%r4", False, False),
+    ]
+    nvf4 = by_op(f, "mma")[5]["idesc"]
+    assert (nvf4["n"], nvf4["scale_type"], nvf4["a_type"]) == (256, "UE4M3", "E2M1")

@@ -133,6 +133,11 @@ class Explainer:
             "collector": list(mma.collector),
             "d": {"base": mma.d.base, "lane": mma.d.lane_col[0], "col": mma.d.lane_col[1]},
             "a_in_tmem": mma.a_in_tmem,
+            **{
+                name: {"base": a.base, "lane": a.lane_col[0], "col": a.lane_col[1]}
+                for name, a in (("sp_meta", mma.sp_meta), ("scale_a", mma.scale_a), ("scale_b", mma.scale_b))
+                if a is not None
+            },
             "idesc_operand": mma.idesc,
             "idesc": None,
             "layout": None,
