@@ -278,3 +278,43 @@ def test_every_mma_form_ptxas_accepts() -> None:
     ]
     nvf4 = by_op(f, "mma")[5]["idesc"]
     assert (nvf4["n"], nvf4["scale_type"], nvf4["a_type"]) == (256, "UE4M3", "E2M1")
+
+
+def test_mangled_lines_never_crash() -> None:
+    """Random edits of real tcgen05 lines: explained, warned about or one TmemvizError, never a traceback."""
+    import random
+
+    from tmemviz.errors import TmemvizError
+
+    lines = [
+        line
+        for p in sorted(FIXTURES.glob("*.ptx"))
+        for line in p.read_text().splitlines()
+        if "tcgen05" in line or "mov.b32" in line
+    ]
+    rng = random.Random(7)
+    alphabet = "{}[],;+ %@!.:0x123abcr/*\n"
+    for _ in range(1500):
+        chars = list(rng.choice(lines))
+        for _ in range(rng.randint(1, 5)):
+            pos = rng.randrange(len(chars) + 1)
+            if rng.random() < 0.5 and chars:
+                del chars[min(pos, len(chars) - 1)]
+            else:
+                chars.insert(pos, rng.choice(alphabet))
+        text = ".entry k()\n{\nmov.b32 %r6, 136314896;\n" + "".join(chars) + "\n}\n"
+        try:
+            doc = tmemviz.explain(text=text)
+            doc.to_json()
+            doc.to_text()
+        except TmemvizError:
+            pass
+
+
+def test_ptx_text_is_not_terminal_markup() -> None:
+    text = (
+        ".entry k()\n{\ntcgen05.commit.cta_group::1.mbarrier::arrive::one.b64 [/r8];\n"
+        ".\ttcgen05.wait::ld;\n}\n"
+    )
+    out = tmemviz.explain(text=text).to_text()
+    assert "[/r8]" in out

@@ -48,7 +48,7 @@ class Explainer:
             record["op"] = "unknown"
             return record
         tokens = [t.lower() for t in parsed.qualifiers]
-        if tokens[0] != "tcgen05" or len(tokens) < 2:
+        if len(tokens) < 2 or tokens[0] != "tcgen05":
             return None  # a name that merely contains tcgen05 (a label, a comment-like token)
         if parsed.guard:
             record["guard"] = parsed.guard

@@ -6,10 +6,11 @@ excerpt (the first registers) in the table.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
-from tmemviz.draw.table import BOLD, DIM, Column, Table, View
+from tmemviz.draw.table import BOLD, DIM, Column, Styled, Table, View
 
 REGISTERS_SHOWN = 4
 """Registers of an ld/st whose cells the table spells out (thread 0's); the JSON has them all."""
@@ -24,12 +25,13 @@ def explain_view(files: Sequence[dict[str, Any]]) -> View:
             Column("op", style=BOLD, no_wrap=True),
             Column("what it does"),
         )
-        rows = tuple((str(r["line"]), short_op(r["op"]), describe(r)) for r in f["instructions"])
+        # PTX text is printed as is: `[%r2]` or `[/r8]` must not be read as terminal markup.
+        rows = tuple((str(r["line"]), short_op(r["op"]), Styled(describe(r))) for r in f["instructions"])
         target = f["target"] or "no .target"
         title = f"{f['path']} ({target}): {len(rows)} tcgen05 instruction{'s' if len(rows) != 1 else ''}"
         out.append(Table(columns, rows, title=title, title_justify="left"))
         if f["warnings"]:
-            rows = tuple((str(w["line"]), w["message"]) for w in f["warnings"])
+            rows = tuple((str(w["line"]), Styled(w["message"])) for w in f["warnings"])
             columns = (Column("line", justify="right", style=DIM), Column("warning", style="yellow"))
             out.append(Table(columns, rows, title=f"{f['path']}: warnings", title_justify="left"))
     return tuple(out)
@@ -44,9 +46,28 @@ def short_op(op: str) -> str:
     return op.replace("_alloc_permit", "").replace("_thread_sync", "")
 
 
+_VECTOR = re.compile(r"\{([^{}]*)\}")
+
+
+def compact(ptx: str, keep: int = 4) -> str:
+    """A long register vector shortened for the table: its first registers, ``...`` and the last.
+
+    >>> compact("tcgen05.ld.sync.aligned.32x32b.x8.b32 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%r9];")
+    'tcgen05.ld.sync.aligned.32x32b.x8.b32 {%r1, %r2, %r3, ..., %r8}, [%r9];'
+    """
+
+    def shorten(m: re.Match[str]) -> str:
+        items = [x.strip() for x in m.group(1).split(",")]
+        if len(items) <= keep + 1:
+            return m.group(0)
+        return "{" + ", ".join([*items[: keep - 1], "...", items[-1]]) + "}"
+
+    return _VECTOR.sub(shorten, ptx)
+
+
 def describe(record: dict[str, Any]) -> str:
     """The instruction's text, then what it does; for ld/st, thread 0's first registers and their cells."""
-    text = f"{record['ptx'].splitlines()[0]}{' ...' if chr(10) in record['ptx'] else ''}\n"
+    text = compact(record["ptx"]) + "\n"
     if "error" in record:
         return text + f"not explained: {record['error']}"
     text += record.get("summary", "")
