@@ -29,6 +29,17 @@ def field_records(found: Idesc) -> list[dict[str, Any]]:
     ]
 
 
+def word(meaning: object) -> str:
+    """A field's meaning as the table and CSV print it: yes/no for flags, else as is."""
+    if isinstance(meaning, bool):
+        return "yes" if meaning else "no"
+    return str(meaning)
+
+
+def csv_rows(found: Idesc) -> list[tuple[object, ...]]:
+    return [(r["bits"], r["field"], r["code"], word(r["meaning"])) for r in field_records(found)]
+
+
 def summary(found: Idesc) -> str:
     """One line: ``kind::f16 M=128 N=128, D F32, A F16 (K-major), B F16 (K-major)``.
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tmemviz.draw.table import BOLD, DIM, Column, Table, View
-from tmemviz.mma.answers import field_records
+from tmemviz.mma.answers import field_records, word
 from tmemviz.mma.idesc import Idesc, layout
 
 
@@ -11,7 +11,7 @@ def idesc_view(found: Idesc) -> View:
     """Bits, field, code and meaning, in bit order (PTX 9.7.16.4.2's table for the kind)."""
     labels = {f.name: f.label for f in layout(found.kind)[0]}
     rows = tuple(
-        (r["bits"], labels[r["field"]], str(r["code"]), _word(r["meaning"])) for r in field_records(found)
+        (r["bits"], labels[r["field"]], str(r["code"]), word(r["meaning"])) for r in field_records(found)
     )
     columns = (
         Column("bits", justify="right", style=DIM),
@@ -21,9 +21,3 @@ def idesc_view(found: Idesc) -> View:
     )
     title = f"idesc 0x{found.value:08x} = {found.value}, .kind::{found.kind}"
     return (Table(columns, rows, title=title, title_justify="left"),)
-
-
-def _word(meaning: object) -> str:
-    if isinstance(meaning, bool):
-        return "yes" if meaning else "no"
-    return str(meaning)
