@@ -170,8 +170,8 @@ def test_layout_letters_and_illegal_shapes() -> None:
         ("tcgen05.mma.cta_group::1.kind::f16", 64, 8, "F"),
     ]
     for opcode, m, n, letter in cases:
-        value = ((n >> 3) << 17) | ((m >> 4) << 24) | (1 << 4)
         sp = ", [%r9]" if ".sp." in opcode else ""
+        value = ((n >> 3) << 17) | ((m >> 4) << 24) | (1 << 4) | ((1 << 2) if sp else 0)
         text = f".entry k()\n{{\nmov.b32 %r6, {value};\n{opcode} [%r4], %rd1, %rd2{sp}, %r6, 1;\n}}\n"
         f = explained(text)
         (mma,) = by_op(f, "mma")
@@ -267,15 +267,19 @@ def test_every_mma_form_ptxas_accepts() -> None:
     assert got == [
         ("f16", False, False, False, "%r4", False, False),
         ("f16", False, False, True, "%r4", False, False),
-        ("f16", True, False, False, "%r4", True, False),
+        ("f16", True, False, False, "%r13", True, False),
         ("f16", False, True, False, "%r4", False, False),
-        ("f16", True, True, False, "%r4", True, False),
+        ("f16", True, True, False, "%r13", True, False),
         ("mxf4nvf4", False, False, False, "%r11", False, True),
         ("mxf8f6f4", False, False, False, "%r12", False, True),
         ("f16", False, False, False, "%r4", False, False),
         ("f16", False, False, True, "%r4", False, False),
         ("f16", False, True, False, "%r4", False, False),
     ]
+    assert by_op(f, "mma")[2]["idesc"]["sparse"] is True
+    text = (FIXTURES / "mma_forms.ptx").read_text().replace("0x08200014", "0x08200010")
+    warned = explained(text)["warnings"]
+    assert [w["line"] for w in warned] == [i["line"] for i in by_op(f, "mma") if i["sparse"]]
     nvf4 = by_op(f, "mma")[5]["idesc"]
     assert (nvf4["n"], nvf4["scale_type"], nvf4["a_type"]) == (256, "UE4M3", "E2M1")
 

@@ -152,6 +152,15 @@ class Explainer:
         out["idesc"] = {"value": found.value, "hex": f"0x{found.value:08x}", **found.fields}
         for problem in found.problems:
             module.warnings.append(Warning(n, f"idesc {mma.idesc} = 0x{found.value:08x}: {problem}"))
+        if found.sparse != mma.sparse:
+            said, is_ = ("sparse", "dense") if found.sparse else ("dense", "sparse")
+            module.warnings.append(
+                Warning(
+                    n,
+                    f"idesc {mma.idesc} = 0x{found.value:08x} says {said} (bit 2), but the instruction is "
+                    f"{is_} ({'no ' if not mma.sparse else ''}.sp); CUTLASS sets the bit exactly for .sp",
+                )
+            )
         out["layout"], problem = answers.datapath(found.m, found.n, mma.cta_group, mma.sparse, mma.ws)
         if problem:
             module.warnings.append(Warning(n, f"idesc {mma.idesc} = 0x{found.value:08x}: {problem}"))
