@@ -322,3 +322,16 @@ def test_ptx_text_is_not_terminal_markup() -> None:
     )
     out = tmemviz.explain(text=text).to_text()
     assert "[/r8]" in out
+
+
+def test_triton_block_scaled_descriptors() -> None:
+    # Triton moved 143130624, 680001552, 1216872480, 1753743408 into the idesc registers of its four K=32
+    # steps; read by hand (PTX mxf8f6f4 table): UE8M0 (bit 23), N=32, M=128, A and B scale IDs 0, 1, 2, 3.
+    f = tmemviz.explain([FIXTURES / "triton_mma_scaled.ptx"]).lists()[0][1][0]
+    mmas = by_op(f, "mma")
+    assert [m["idesc"]["value"] for m in mmas] == [143130624, 680001552, 1216872480, 1753743408]
+    for step, m in enumerate(mmas):
+        d = m["idesc"]
+        assert (m["kind"], m["block_scale"], m["scale_vec"]) == ("mxf8f6f4", True, "block32")
+        assert (d["sfa_id"], d["sfb_id"], d["scale_type"], d["n"], d["m"]) == (step, step, "UE8M0", 32, 128)
+        assert (d["a_type"], d["b_type"], m["layout"]) == ("E4M3", "E4M3", "D")
