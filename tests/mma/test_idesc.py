@@ -194,3 +194,18 @@ def test_api_and_doc_save(tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = doc.save(tmp_path / "d.json")
     assert json.loads(path.read_text())["n"] == 128
     assert all(k in DENSE_KINDS + SCALED_KINDS for k in KINDS)
+
+
+def test_triton_block_scaled_values() -> None:
+    # Triton 3.9, Gluon tcgen05_mma_scaled e4m3 x e4m3 with UE8M0 scales, 128x32 per K=32 step, printed
+    # these four descriptors (tests/explain/fixtures/triton_mma_scaled.ptx), scale IDs 0..3 in turn.
+    for step, value in enumerate([143130624, 680001552, 1216872480, 1753743408]):
+        fields = {
+            "a_type": "E4M3",
+            "b_type": "E4M3",
+            "scale_type": "UE8M0",
+            "n": 32,
+            "sfa_id": step,
+            "sfb_id": step,
+        }
+        assert encode("mxf8f6f4", **fields) == value
