@@ -1,124 +1,164 @@
-"""In-process cost of drawing figures: the largest layouts, and the whole gallery.
+"""Size, time and peak memory of the largest figures in every format, and of a whole gallery.
 
-Usage: python benchmarks/figures.py [--runs N] [--check]
+Usage: python benchmarks/figures.py [--runs N] [--check] [--twice] [--only WORD]
 
-The first import of matplotlib (through ``tmemviz.draw.figure``) is timed
-once and reported on its own line; everything after it runs warm. Each figure
-row is what ``tmemviz figure`` does after parsing its options: the spec, the
-matplotlib figure and the PNG or SVG bytes (nothing is written to disk), best
-of ``--runs``. The gallery row writes every gallery figure and its index into a
-temporary directory through the ``gallery`` command, once.
+Each row runs what a user runs, in its own process, as ``python -m tmemviz ... -o FILE``: the
+largest ld/st layouts (auto = a schematic, and ``--detail all`` beside it), the largest
+shared-memory tile, the 128x256 accumulator tile (through whatever ``tmemviz.tile`` draws
+today), the busiest cp and decompression figures; each as PNG, SVG and HTML. Time is wall clock
+of the whole process (start-up, imports, layout, drawing, writing; best of ``--runs``), memory the
+process's peak resident set (``wait4``'s ``ru_maxrss``), size the file written. The gallery row
+regenerates the whole gallery into a temporary directory once and reports its total size, its
+largest file, time and peak memory; ``--twice`` regenerates it again and checks that every byte
+is the same (determinism).
 
-Targets: each figure <= 3 s; the whole gallery <= 60 s. ``--check`` exits 1
-when a target is missed.
+Targets (P13): a figure PNG <= 1 MB, SVG or HTML <= 2 MB, each written in <= 1.5 s with < 300 MB;
+the gallery <= 25 MB in total, no file over 2 MB, regenerated in <= 30 s. Rows drawn with
+``--detail all`` are shown for comparison and have no target. ``--check`` exits 1 when a target
+is missed.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import os
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+MB = 1024 * 1024
+LIMIT_BYTES = {"png": 1 * MB, "svg": 2 * MB, "html": 2 * MB}
+FIGURE_S = 1.5
+FIGURE_MB = 300
+GALLERY_BYTES = 25 * MB
+GALLERY_FILE_BYTES = 2 * MB
+GALLERY_S = 30.0
+FORMATS = ("png", "svg", "html")
+SMEM_TILE = ("smem", "--major", "K", "--swizzle", "128B", "--dtype", "bf16", "--rows", "128", "--cols", "64")
+FIGURES: tuple[tuple[str, tuple[str, ...], bool], ...] = (
+    # (name, command line after "tmemviz", has targets)
+    ("ld 16x256b.x32.pack", ("layout", "16x256b", "--num", "x32", "--pack"), True),
+    ("ld 16x256b.x32.pack all", ("layout", "16x256b", "--num", "x32", "--pack", "--detail", "all"), False),
+    ("ld 32x32b.x128", ("layout", "32x32b", "--num", "x128"), True),
+    ("ld 16x32bx2.x128", ("layout", "16x32bx2", "--num", "x128"), True),
+    ("smem K 128B bf16 128x64", SMEM_TILE, True),
+    ("smem K 128B bf16 128x64 all", (*SMEM_TILE, "--detail", "all"), False),
+    ("tile 128x256 16x256b", ("tile", "--m", "128", "--n", "256", "--shape", "16x256b"), True),
+    ("cp 128x256b cta_group::2 row 70", ("cp", "128x256b", "--cta-group", "2", "--row", "70"), True),
+    ("decompress b6x16_p32", ("decompress", "b6x16_p32"), True),
+)
 
-from tmemviz.catalog import load_catalog  # noqa: E402
-from tmemviz.cli.options import KINDS  # noqa: E402
-from tmemviz.cp.shapes import KIND as CP  # noqa: E402
-from tmemviz.ldst import layout as mapper  # noqa: E402
-from tmemviz.ldst.shapes import KIND as LDST  # noqa: E402
 
-FIGURE_TARGET_S = 3.0
-GALLERY_TARGET_S = 60.0
-LAYOUTS = (("32x32b", 128, False), ("16x32bx2", 128, False), ("16x256b", 32, True))
+@dataclass
+class Run:
+    seconds: float
+    peak_mb: float
+    code: int
+    stderr: str
 
 
-def best_of(runs: int, work: Callable[[], object]) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return min(times)
+def run(args: list[str]) -> Run:
+    """One process, waited for with ``wait4`` so its own peak memory is known."""
+    env = {k: v for k, v in os.environ.items() if k not in ("TMEMVIZ_LAYOUTS", "FORCE_COLOR")}
+    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tmemviz", *args], stdout=subprocess.DEVNULL, stderr=err, env=env
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        text = err.read().decode(errors="replace")
+    peak = usage.ru_maxrss / 1024 if sys.platform != "darwin" else usage.ru_maxrss / MB
+    return Run(seconds, peak, proc.returncode, text)
+
+
+def best(runs: int, args: list[str]) -> Run:
+    results = [run(args) for _ in range(runs)]
+    for r in results:
+        if r.code != 0:
+            raise SystemExit(f"tmemviz {' '.join(args)} failed ({r.code}): {r.stderr.strip()}")
+    return min(results, key=lambda r: r.seconds)
+
+
+def tree(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument(
-        "--runs", type=lambda s: max(1, int(s)), default=3, help="timed runs per figure (best is kept)"
+        "--runs", type=lambda s: max(1, int(s)), default=1, help="runs per figure (best kept)"
     )
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--twice", action="store_true", help="regenerate the gallery twice, compare bytes")
+    parser.add_argument("--only", default="", help="only rows whose name contains this")
     args = parser.parse_args(argv)
-    os.environ.pop("TMEMVIZ_LAYOUTS", None)
 
-    start = time.perf_counter()
-    from tmemviz.draw.figure import draw, render
-    from tmemviz.ldst.figures import layout_spec
-
-    import_s = time.perf_counter() - start
-
-    catalog = load_catalog((), KINDS)
-    rows: list[tuple[str, float, float]] = []
-    for name, num, pack in LAYOUTS:
-        ins = mapper.make_instruction(catalog.get(LDST, name), num, pack=pack)
-        for fmt in ("png", "svg"):
-
-            def work(ins: mapper.Instruction = ins, fmt: str = fmt) -> bytes:
-                return render(draw(layout_spec(ins, mapper.cells(ins))), fmt)
-
-            rows.append((f"{ins.qualifiers} {fmt.upper()}", best_of(args.runs, work), FIGURE_TARGET_S))
-
-    from tmemviz.cp import decompress
-    from tmemviz.cp import layout as mapper_cp
-    from tmemviz.cp.figures import copy_spec, decompress_spec
-
-    # The busiest cp figure (8 columns, both CTAs) and the busiest decompression figure.
-    cp = mapper_cp.make_copy(catalog.get(CP, "128x256b"), cta_group=2)
-    six = decompress.FORMATS["b6x16_p32"]
-    for fmt in ("png", "svg"):
-
-        def draw_cp(fmt: str = fmt) -> bytes:
-            return render(draw(copy_spec(cp, row=70)), fmt)
-
-        def draw_dec(fmt: str = fmt) -> bytes:
-            return render(draw(decompress_spec(six)), fmt)
-
-        rows.append(
-            (f"cp {cp.qualifiers} cta_group::2 {fmt.upper()}", best_of(args.runs, draw_cp), FIGURE_TARGET_S)
-        )
-        rows.append((f"decompress {six.name} {fmt.upper()}", best_of(args.runs, draw_dec), FIGURE_TARGET_S))
-
-    from tmemviz.cli import main as cli
-
+    rows: list[tuple[str, str, int, float, float, list[str]]] = []
     with tempfile.TemporaryDirectory() as tmp:
-        start = time.perf_counter()
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            code = cli(["gallery", str(Path(tmp) / "gallery")])
-        gallery_s = time.perf_counter() - start
-        figures = len(list((Path(tmp) / "gallery").glob("*.*"))) - 1
-    if code != 0:
-        raise SystemExit(f"tmemviz gallery failed with exit status {code}")
-    rows.append((f"whole gallery ({figures} figures + README)", gallery_s, GALLERY_TARGET_S))
+        for name, command, targeted in FIGURES:
+            if args.only not in name:
+                continue
+            for fmt in FORMATS:
+                out = Path(tmp) / f"figure.{fmt}"
+                r = best(args.runs, [*command, "-o", str(out)])
+                size = out.stat().st_size
+                missed = []
+                if targeted:
+                    missed += [f"size > {LIMIT_BYTES[fmt] // MB} MB"] if size > LIMIT_BYTES[fmt] else []
+                    missed += [f"time > {FIGURE_S} s"] if r.seconds > FIGURE_S else []
+                    missed += [f"memory >= {FIGURE_MB} MB"] if r.peak_mb >= FIGURE_MB else []
+                verdict = "-" if not targeted else ("PASS" if not missed else "OVER: " + ", ".join(missed))
+                rows.append((name, fmt.upper(), size, r.seconds, r.peak_mb, [verdict]))
+        gallery = None
+        if "gallery" in args.only or not args.only:
+            first = Path(tmp) / "g1"
+            r = best(1, ["gallery", str(first)])
+            files = tree(first)
+            total = sum(len(b) for b in files.values())
+            big_name, big = max(((n, len(b)) for n, b in files.items()), key=lambda t: t[1])
+            missed = []
+            missed += [f"total > {GALLERY_BYTES // MB} MB"] if total > GALLERY_BYTES else []
+            missed += [f"{big_name} > {GALLERY_FILE_BYTES // MB} MB"] if big > GALLERY_FILE_BYTES else []
+            missed += [f"time > {GALLERY_S:g} s"] if r.seconds > GALLERY_S else []
+            same = ""
+            if args.twice:
+                second = Path(tmp) / "g2"
+                best(1, ["gallery", str(second)])
+                differ = [n for n, b in tree(second).items() if files.get(n) != b]
+                same = "identical twice" if not differ else f"NOT deterministic: {', '.join(differ[:5])}"
+                missed += [] if not differ else ["not deterministic"]
+            gallery = (len(files), total, big_name, big, r, missed, same)
 
-    width = max(len(r[0]) for r in rows)
-    print(f"matplotlib import (once, not in the rows below): {import_s:.2f} s")
-    print(f"figures: best of {args.runs} in-process runs (spec + draw + render, no disk)")
+    print("figures: one `python -m tmemviz ... -o FILE` process each (wall time incl. start-up; peak RSS)")
     print()
-    print(f"{'what':<{width}}  {'seconds':>8}  {'target':>7}  result")
-    print(f"{'-' * width}  {'-' * 8}  {'-' * 7}  ------")
-    missed = 0
-    for what, seconds, target in rows:
-        verdict = "PASS" if seconds <= target else "OVER"
-        missed += verdict == "OVER"
-        print(f"{what:<{width}}  {seconds:>8.2f}  {target:>6.0f}s  {verdict}")
-    return 1 if args.check and missed else 0
+    width = max([len(r[0]) for r in rows] + [4])
+    print(f"{'what':<{width}}  {'fmt':<4}  {'size':>9}  {'seconds':>7}  {'peak MB':>7}  result")
+    print(f"{'-' * width}  ----  {'-' * 9}  {'-' * 7}  {'-' * 7}  ------")
+    missed_any = False
+    for name, fmt, size, seconds, peak, verdict in rows:
+        missed_any |= verdict[0].startswith("OVER")
+        print(
+            f"{name:<{width}}  {fmt:<4}  {size / 1024:>7.0f}KB  {seconds:>7.2f}  {peak:>7.0f}  {verdict[0]}"
+        )
+    if gallery is not None:
+        count, total, big_name, big, r, missed, same = gallery
+        missed_any |= bool(missed)
+        print()
+        print(
+            f"whole gallery: {count} files, {total / MB:.1f} MB in total, largest {big_name} "
+            f"{big / MB:.2f} MB, {r.seconds:.1f} s, peak {r.peak_mb:.0f} MB"
+            + (f", {same}" if same else "")
+            + ("  PASS" if not missed else "  OVER: " + ", ".join(missed))
+        )
+    return 1 if args.check and missed_any else 0
 
 
 if __name__ == "__main__":

@@ -66,6 +66,13 @@ TILE_NAMES = {
     "tile.128x128.bf16.32x32b": ("32x32b", 128, "bf16", "tcgen05.ld.sync.aligned.32x32b.x64.b32"),
 }
 
+SCALES_NAMES = {
+    # Block-scaled MMA scale factors: name -> (operand, kind, sf_vec, M or N, K, .scale_vec).
+    "scales.mxf8f6f4.sfa.block32": ("A", "mxf8f6f4", 32, 128, 256, "1X"),
+    "scales.mxf4.sfa.block32": ("A", "mxf4", 32, 128, 256, "2X"),
+    "scales.mxf4nvf4.sfb.block16": ("B", "mxf4nvf4", 16, 256, 64, "4X"),
+}
+
 SHIFT_NAMES = {
     # tcgen05.shift in one CTA and in both (PTX 9.7.16.9.3): name -> the instruction.
     "shift.cta_group1": "tcgen05.shift.cta_group::1.down",
@@ -75,7 +82,8 @@ SHIFT_NAMES = {
 
 def expected_names(shapes: list[str]) -> set[str]:
     names = {f"{s}.x{n}{p}" for s in shapes for n in (1, 2, 4) for p in ("", ".pack")}
-    extra = set(CP_NAMES) | set(DECOMPRESS_NAMES) | set(SMEM_NAMES) | set(TILE_NAMES) | set(SHIFT_NAMES)
+    extra = set(CP_NAMES) | set(DECOMPRESS_NAMES) | set(SMEM_NAMES) | set(TILE_NAMES) | set(SCALES_NAMES)
+    extra |= set(SHIFT_NAMES)
     return names | {"16x32bx2.x8.split16", "pack", "unpack"} | extra
 
 
@@ -117,6 +125,12 @@ def test_entries_cover_every_shape(catalog: Catalog) -> None:
             (tile,) = args
             assert (tile.shape.name, tile.m, tile.n, tile.dtype, tile.warps) == (shape, 128, n, dtype, 4)
             assert tile.mnemonic == instruction and e.instruction == f"`{instruction}`"
+            continue
+        if e.name in SCALES_NAMES:
+            (scales,) = args
+            want = SCALES_NAMES[e.name]
+            got = (scales.operand, scales.kind, scales.sf_vec, scales.extent, scales.k, scales.scale_vec)
+            assert build == "scales_spec" and got == want and scales.cta_group == 1
             continue
         if e.name in SHIFT_NAMES:
             (shift,) = args
@@ -225,3 +239,21 @@ def test_index_html_links_every_page_and_each_page_links_back(catalog: Catalog) 
             assert f'href="{items[i + 1].name}.html" rel="next"' in page
         targets = re.findall(r'<a href="([^"]+)"', page)
         assert all((COMMITTED / t).is_file() for t in targets), e.name
+
+
+def test_gallery_figures_stay_legible_and_small(catalog: Catalog) -> None:
+    """P13: no gallery figure labels more cells than the label limit (bigger grids are schematics), and
+    the schematic pages stay far below the 2 MB a gallery file may take."""
+    from tmemviz.draw.html import page
+    from tmemviz.draw.spec import LABEL_LIMIT
+
+    schematics = []
+    for e in gallery.entries(catalog):
+        if e.name.startswith("tile."):  # the tile family moves to its own schematic separately
+            continue
+        spec = e.build()
+        assert sum(1 for b in spec.boxes if b.label) <= LABEL_LIMIT, e.name
+        if any(p.fields for p in spec.panels):
+            schematics.append(e.name)
+            assert len(page(spec)) < 1024 * 1024, e.name
+    assert {"smem.K.128B.bf16.128x64", "smem.MN.128B.bf16.128x32"} <= set(schematics)

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tmemviz"
-FAMILIES = ("ldst", "cp", "smem", "tile", "mma", "explain", "shift", "datapath")
+FAMILIES = ("ldst", "cp", "smem", "tile", "shift", "scales", "mma", "explain", "datapath")
 ALLOWED = {
     ("tile", "ldst"),
+    ("scales", "cp"),
     ("explain", "ldst"),
     ("explain", "cp"),
     ("explain", "mma"),
@@ -22,7 +23,8 @@ ALLOWED = {
     ("explain", "datapath"),
 }
 """Family -> family imports allowed: a tile is many ld instructions, each placed by the ldst mapper
-itself (never a copy of it), so ``tile`` builds on ``ldst``; nothing depends on ``tile``.
+itself (never a copy of it), so ``tile`` builds on ``ldst``; nothing depends on ``tile``. Scale factors
+reach TMEM by tcgen05.cp, each copy placed by the cp mapper itself, so ``scales`` builds on ``cp``.
 ``explain`` reads whole kernels and answers each instruction with its own family's code (ld/st, cp,
 mma's descriptor, shift, the data-path letter), never a copy; nothing depends on ``explain``."""
 PRESENTATION = ("typer", "rich", "matplotlib")

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.2.0"
 
-API = ("layout", "pack", "cp", "decompress", "smem", "desc", "tile", "shift", "idesc", "explain")
+API = ("layout", "pack", "cp", "decompress", "smem", "desc", "tile", "shift", "scales", "idesc", "explain")
 """The functions of :mod:`tmemviz.api`, one per command that shows something."""
 
 if TYPE_CHECKING:
-    from tmemviz.api import cp, decompress, desc, explain, idesc, layout, pack, shift, smem, tile
+    from tmemviz.api import cp, decompress, desc, explain, idesc, layout, pack, scales, shift, smem, tile
     from tmemviz.draw.document import Document, Record
     from tmemviz.errors import TmemvizError
 
@@ -36,13 +36,14 @@ __all__ = [
     "idesc",
     "layout",
     "pack",
+    "scales",
     "shift",
     "smem",
     "tile",
 ]
 
 
-FAMILY_PACKAGES = ("cp", "smem", "tile", "shift", "explain")
+FAMILY_PACKAGES = ("cp", "smem", "tile", "shift", "scales", "explain")
 """API functions named like a family's folder: the package itself answers the call (:mod:`tmemviz.entry`)."""
 
 

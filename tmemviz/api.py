@@ -365,3 +365,31 @@ def explain(
     if text is not None:
         modules.append(scan("<text>", text.splitlines(), explainer))
     return explain_document(modules)
+
+
+def scales(
+    operand: str = "A",
+    sf_vec: Union[int, str] = 32,
+    m: Optional[int] = None,
+    n: Optional[int] = None,
+    k: Optional[int] = None,
+    cta_group: Union[int, str] = 1,
+    kind: Optional[str] = None,
+    row: Optional[int] = None,
+    kblock: Optional[int] = None,
+    cta: int = 0,
+    title: Optional[str] = None,
+    layouts: Optional[Sequence[PathLike]] = None,
+) -> Document:
+    """Block-scaled MMA scale factors (``tmemviz scales``): each SF's shared-memory byte, its TMEM bytes,
+    the tcgen05.cp copies that move it, and the SF ID each MMA along K reads."""
+    from tmemviz.errors import TmemvizError
+    from tmemviz.scales.document import scales_document
+    from tmemviz.scales.spelling import resolve_scales
+
+    if k is None:
+        raise TmemvizError("scale factors need --k (the K extent of the tile loaded together), e.g. --k 128")
+    found = resolve_scales(
+        catalog(layouts), operand=operand, sf_vec=sf_vec, k=k, m=m, n=n, cta_group=cta_group, kind=kind
+    )
+    return scales_document(found, row=row, kblock=kblock, cta=cta, title=title)

@@ -13,6 +13,7 @@ from tmemviz.cp import figures as cp_figures
 from tmemviz.draw.html import IndexRow, Link, index_page
 from tmemviz.draw.spec import GalleryEntry
 from tmemviz.ldst import figures as ldst_figures
+from tmemviz.scales import figures as scales_figures
 from tmemviz.shift import figures as shift_figures
 from tmemviz.smem import figures as smem_figures
 from tmemviz.tile import figures as tile_figures
@@ -23,6 +24,7 @@ FAMILIES: tuple[Callable[[Catalog], list[GalleryEntry]], ...] = (
     smem_figures.gallery_entries,
     tile_figures.gallery_entries,
     shift_figures.gallery_entries,
+    scales_figures.gallery_entries,
 )
 """Each family's contribution, in the order the index lists them."""
 

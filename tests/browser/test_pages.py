@@ -53,6 +53,7 @@ PAGES = {
     "32x32b.x2.pack": ["32x32b", "--num", "x2", "--pack"],
     "16x32bx2.x2.split16": ["16x32bx2", "--num", "x2", "--split-offset", "16"],
     "16x256b.x32.pack": ["16x256b", "--num", "x32", "--pack"],
+    "16x256b.x32.pack.all": ["16x256b", "--num", "x32", "--pack", "--detail", "all"],
     "cp": ["cp", "64x128b.warpx2::01_23", "--cta-group", "2", "--row", "40"],
     "decompress": ["decompress", "b6x16_p32", "--type", "e3m2"],
     "smem": [  # PTX Figure 191
@@ -211,14 +212,85 @@ def test_ldst_pages_match_the_mapper(  # type: ignore[no-untyped-def]
     v.clean()
 
 
-def test_big_packed_layout_stays_interactive(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
-    """8192 cells in stacked panels: the last panel's cells answer hover, click and search too."""
-    v = visit(pages["16x256b.x32.pack"])
+def test_big_packed_layout_with_every_label_stays_interactive(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+    """--detail all: 8192 cells in stacked panels; the last panel's cells answer hover, click and search."""
+    v = visit(pages["16x256b.x32.pack.all"])
     assert v.count(".cell") == 16 * 512
     assert v.count(".panel svg") > 1
     v.page.click(cell(15, 511))
     assert v.count(".selected") == 2 * 128  # 128 registers, two halves each
     assert v.text("#info").startswith("lane 15, col 511 -> T31 r127")
+    v.clean()
+
+
+def field_point(v: Visit, index: int, row: int, col: int) -> tuple[float, float]:
+    """Where on screen the center of cell (row, col) of the page's ``index``-th field is."""
+    box = v.js(
+        """([k, row, col]) => {
+            const g = document.querySelectorAll("svg .field")[k];
+            const d = JSON.parse(g.getAttribute("data-field"));
+            const at = () => {
+                const r = g.querySelector(".field-img").getBoundingClientRect();
+                return [r.x + (col + 0.5) * r.width / d.cols, r.y + (row + 0.5) * r.height / d.rows];
+            };
+            const [x, y] = at();  // bring the cell to the middle of the window (the panel scrolls sideways)
+            g.closest(".panel").scrollLeft += x - innerWidth / 2;
+            window.scrollBy(0, y - innerHeight / 2);
+            return at();
+        }""",
+        [index, row, col],
+    )
+    return box[0], box[1]  # type: ignore[index]
+
+
+def test_big_packed_layout_is_a_schematic_with_per_cell_detail(  # type: ignore[no-untyped-def]
+    visit, pages: dict[str, Path], catalog: Catalog
+) -> None:
+    """auto: one Field image, no node per cell; hover, click, search and arrow keys still answer per cell."""
+    ins = mapper.make_instruction(catalog.get(LDST, "16x256b"), 32, pack=True)
+    owner = {(c.lane, c.col): c for c in mapper.cells(ins)}
+    v = visit(pages["16x256b.x32.pack"])
+    assert v.count("svg .field") == 1
+    assert v.count("svg *") < 1500  # the key panel (256 cells, titles, labels) and frames; not 3 x 8192
+    assert v.count(".cell") == 16 * 16  # repetition 0, labelled
+    for lane, col in ((15, 511), (9, 5), (0, 300)):
+        x, y = field_point(v, 0, lane, col)
+        v.page.mouse.move(x, y)
+        c = owner[(lane, col)]
+        assert (
+            v.text("#info")
+            == f"lane {lane}, col {col} -> T{c.thread} r{c.reg}{'.lo' if c.half == 0 else '.hi'}"
+        )
+    x, y = field_point(v, 0, 15, 511)
+    v.page.mouse.click(x, y)
+    # The thread's group everywhere: 256 cells in the map, and its 8 cells (r0..r3, both halves) in the key.
+    assert v.text("#count") == "T31: 264 cells selected"
+    assert v.count(".cell.selected") == 8
+    assert v.js("document.body.classList.contains('dimming')") is True
+    marked = v.js(
+        "document.querySelector('svg .field .mark.selected').getAttribute('d').split('z').length - 1"
+    )
+    assert marked == 256
+    v.page.keyboard.press("ArrowLeft")
+    c = owner[(15, 510)]
+    assert v.text("#info") == f"lane 15, col 510 -> T{c.thread} r{c.reg}.lo"
+    v.page.keyboard.press("Escape")
+    assert v.js("document.body.classList.contains('dimming')") is False
+    v.page.click(cell(9, 5))  # a key cell selects its thread in the map too
+    assert v.text("#count") == f"T{owner[(9, 5)].thread}: 264 cells selected"
+    marked = v.js(
+        "document.querySelector('svg .field .mark.selected').getAttribute('d').split('z').length - 1"
+    )
+    assert marked == 256
+    v.page.keyboard.press("Escape")
+    v.find("T6 r3")
+    assert v.text("#count") == "4 matches"  # two halves, in the key panel and in the map
+    v.find("9,5")
+    assert v.text("#count") == "2 matches"
+    c = owner[(9, 5)]
+    assert v.text("#info") == f"lane 9, col 5 -> T{c.thread} r{c.reg}.hi"
+    v.find("lane 15 col 511")
+    assert v.text("#count") == "1 match"  # only the map reaches column 511
     v.clean()
 
 
@@ -439,3 +511,19 @@ def test_every_gallery_page_loads_cleanly(browser: object) -> None:
         assert count == path.read_text(encoding="utf-8").count('class="box cell"'), path.name
         assert requests == [] and errors == [], (path.name, requests, errors)
     context.close()
+
+
+def test_schematic_in_dark_scheme_and_print(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+    """A field keeps the light sheet in the dark scheme; in print the selection's veil is gone."""
+    v = visit(pages["16x256b.x32.pack"], color_scheme="dark")
+    assert luminance(v.js(STYLE, ["svg", "backgroundColor"])) > 0.8  # type: ignore[arg-type]
+    x, y = field_point(v, 0, 3, 40)
+    v.page.mouse.click(x, y)
+    assert v.js(STYLE, ["svg .field .veil", "display"]) == "inline"
+    v.page.emulate_media(media="print")
+    assert v.js(STYLE, ["svg .field .veil", "display"]) == "none"
+    assert v.page.is_visible("svg .field-img")
+    assert v.js(STYLE, ["svg .field-img", "imageRendering"]) == "pixelated"
+    pdf = v.page.pdf()
+    assert pdf.startswith(b"%PDF")
+    v.clean()

@@ -26,6 +26,7 @@ from tmemviz.cli import main
 from tmemviz.cli.options import KINDS
 from tmemviz.draw import spec as draw_spec
 from tmemviz.draw.spec import FigureSpec
+from tmemviz.errors import TmemvizError
 from tmemviz.ldst import figures as figure_spec
 from tmemviz.ldst import layout as mapper
 from tmemviz.ldst.figures import layout_spec, pack_spec
@@ -215,7 +216,7 @@ BIG = [("32x32b", 128, False, 4096), ("16x256b", 32, True, 8192), ("16x32bx2", 1
 @pytest.mark.parametrize(("name", "num", "pack", "count"), BIG, ids=[f"{b[0]}.x{b[1]}" for b in BIG])
 def test_big_layouts_split_into_panels(catalog: Catalog, name: str, num: int, pack: bool, count: int) -> None:
     ins = build(catalog, name, num, pack)
-    spec = spec_of(ins)
+    spec = spec_of(ins, detail="all")
     assert len(spec.boxes) == count
     check_spec_matches_mapper(ins, spec)
     assert len(spec.panels) > 1
@@ -227,6 +228,84 @@ def test_big_layouts_split_into_panels(catalog: Catalog, name: str, num: int, pa
         assert f"panel {n} of {len(spec.panels)}" in panel.title
         for box in panel.boxes:
             assert len(box.label) * draw_spec.CHAR_IN < panel.cell_w_in, box.label
+
+
+# --------------------------------------------------------------------------- schematic (detail policy)
+
+
+def field_tooltips(spec: FigureSpec) -> dict[tuple[int, int], str]:
+    """Every present field cell's hover text, by the (lane, col) its tooltip names."""
+    out: dict[tuple[int, int], str] = {}
+    for panel in spec.panels:
+        for f in panel.fields:
+            for i, color in enumerate(f.colors):
+                if color >= 0:
+                    text = f.tooltip_of(i)
+                    cell = tooltip_cell(text)
+                    assert cell not in out, f"{cell} drawn twice"
+                    out[cell] = text
+    return out
+
+
+SCHEMATIC = [*BIG, ("16x32bx2", 64, True, 4096)]
+
+
+@pytest.mark.parametrize(
+    ("name", "num", "pack", "count"), SCHEMATIC, ids=[f"{b[0]}.x{b[1]}{'p' * b[2]}" for b in SCHEMATIC]
+)
+def test_auto_draws_big_layouts_as_a_schematic_that_keeps_every_owner(
+    catalog: Catalog, name: str, num: int, pack: bool, count: int
+) -> None:
+    ins = build(catalog, name, num, pack, **({"split_offset": 256} if name == "16x32bx2" and pack else {}))
+    spec = spec_of(ins)  # auto
+    assert spec == spec_of(ins, detail="schematic")
+    # Few labels: only the first repetition is written out (the key panel).
+    assert 0 < len(spec.boxes) <= draw_spec.LABEL_LIMIT
+    regs = ins.shape.registers_per_rep
+    assert {tooltip_cell(b.tooltip) for b in spec.boxes} == {
+        (c.lane, c.col) for c in mapper.cells(ins) if c.reg < regs
+    }
+    check_labels = {tooltip_cell(b.tooltip): b.label for b in spec.boxes}
+    for (lane, col), label in check_labels.items():
+        assert label == expected_label(ins, lane, col)
+    # The map holds every cell once, each hover text what which() says (computed independently here).
+    tips = field_tooltips(spec)
+    assert set(tips) == {(c.lane, c.col) for c in mapper.cells(ins)}
+    assert len(tips) == count
+    for (lane, col), text in tips.items():
+        assert text == expected_tooltip(ins, lane, col)
+    assert "--detail all" in spec.caption and "schematic" in spec.caption
+
+
+def test_schematic_names_both_owners_where_halves_overlap(catalog: Catalog) -> None:
+    ins = build(catalog, "16x32bx2", 128, split_offset=16)  # halves overlap: two owners per cell
+    tips = field_tooltips(spec_of(ins))
+    assert set(tips) == {(c.lane, c.col) for c in mapper.cells(ins)}
+    both = [t for t in tips.values() if " and " in t]
+    assert both
+    for (lane, col), text in tips.items():
+        assert text == expected_tooltip(ins, lane, col)
+
+
+def test_detail_policy_switches_above_the_label_limit(catalog: Catalog) -> None:
+    small = build(catalog, "32x32b", 64)  # 2048 cells: the limit itself stays labelled
+    big = build(catalog, "32x32b", 128)
+    assert len({(c.lane, c.col) for c in mapper.cells(small)}) == draw_spec.LABEL_LIMIT
+    assert not any(p.fields for p in spec_of(small).panels)
+    assert any(p.fields for p in spec_of(big).panels)
+    assert any(p.fields for p in spec_of(small, detail="schematic").panels)
+    assert not any(p.fields for p in spec_of(big, detail="all").panels)
+    with pytest.raises(TmemvizError, match="--detail must be"):
+        spec_of(big, detail="some")
+
+
+def test_schematic_highlight_dims_the_other_threads_in_the_map(catalog: Catalog) -> None:
+    ins = build(catalog, "32x32b", 128)
+    spec = spec_of(ins, highlight=frozenset({3}))
+    (field,) = [f for p in spec.panels for f in p.fields]
+    for i, color in enumerate(field.colors):
+        thread = field.record(i)["thread"]
+        assert (field.palette[color] == figure_spec.DIM_FILL) is (thread != 3)
 
 
 # --------------------------------------------------------------------------- highlight

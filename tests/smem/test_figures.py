@@ -31,7 +31,7 @@ def layout(request: pytest.FixtureRequest) -> SmemLayout:
 
 
 def test_every_element_is_one_box_with_its_byte(layout: SmemLayout) -> None:
-    spec = layout_spec(layout)
+    spec = layout_spec(layout, detail="all")
     expected = {f"row {r}, col {c} -> byte {b}": str(b) for r, c, b in layout.cells()}
     got = [(box.tooltip, box.label) for box in spec.boxes]
     assert len(got) == layout.rows * layout.cols
@@ -43,7 +43,7 @@ def test_every_element_is_one_box_with_its_byte(layout: SmemLayout) -> None:
 
 
 def test_chunk_labels_and_colors(layout: SmemLayout) -> None:
-    spec = layout_spec(layout, label="chunk")
+    spec = layout_spec(layout, label="chunk", detail="all")
     for box in spec.boxes:
         byte = int(box.tooltip.rsplit(" ", 1)[1])
         assert box.label == str(byte // 16)
@@ -51,7 +51,7 @@ def test_chunk_labels_and_colors(layout: SmemLayout) -> None:
 
 
 def test_every_chunk_and_atom_is_framed(layout: SmemLayout) -> None:
-    spec = layout_spec(layout)
+    spec = layout_spec(layout, detail="all")
     chunks = {b // 16 for _, _, b in layout.cells()}
     atoms = {b // layout.swizzle.repeat_bytes for _, _, b in layout.cells()}
     frames = [o for p in spec.panels for o in p.outlines]
@@ -99,10 +99,47 @@ def test_figure_189_note_and_caption() -> None:
 
 
 def test_wide_tiles_split_into_panels_of_whole_chunks() -> None:
-    spec = layout_spec(dense_tile("K", "128B", "bf16", 128, 64))  # a 64-column atom is too wide
+    spec = layout_spec(dense_tile("K", "128B", "bf16", 128, 64), detail="all")  # 64-column atoms: too wide
     assert [p.width for p in spec.panels] == [40, 24]  # whole 8-element chunks
     spec = layout_spec(dense_tile("K", "64B", "bf16", 8, 128))  # 32-column atoms fit a panel
     assert [p.width for p in spec.panels] == [32] * 4  # by chunks alone it would be 40, 40, 40, 8
+
+
+BIG = ("K-128B-bf16", "MN-128B-bf16")
+
+
+@pytest.mark.parametrize("name", BIG)
+def test_big_tiles_are_a_schematic_whose_map_holds_every_byte(name: str) -> None:
+    layout = LAYOUTS[name]()
+    spec = layout_spec(layout)  # auto: more elements than labels a figure should hold
+    assert spec == layout_spec(layout, detail="schematic")
+    (field,) = [f for p in spec.panels for f in p.fields]
+    assert (field.cols, field.rows) == (layout.cols, layout.rows)
+    expected = {(r, c): b for r, c, b in layout.cells()}
+    for i in range(field.size):
+        row, col = divmod(i, field.cols)
+        byte = expected[(row, col)]
+        assert field.tooltip_of(i) == f"row {row}, col {col} -> byte {byte}"
+        assert field.palette[field.colors[i]] == THREAD_COLORS[byte // 16 % 8]
+        assert field.record(i)["chunk"] == byte // 16
+    assert field.selects_by == ("chunk",)
+    # The key: the first swizzle atom, every element labelled with its byte.
+    rows, cols = (8, 64) if layout.major == "K" else (64, 8)
+    got = {(box.tooltip, box.label) for box in spec.boxes}
+    assert got == {
+        (f"row {r}, col {c} -> byte {b}", str(b)) for (r, c), b in expected.items() if r < rows and c < cols
+    }
+    # One thick frame per atom on the map.
+    atoms = {b // layout.swizzle.repeat_bytes for b in expected.values()}
+    map_panel = next(p for p in spec.panels if p.fields)
+    assert len([o for o in map_panel.outlines if o.width == ATOM_LINE_PT]) == len(atoms)
+    assert "--detail all" in " ".join(n.text for n in map_panel.notes)
+
+
+def test_small_layouts_stay_labelled_and_all_forces_labels() -> None:
+    assert not any(p.fields for p in layout_spec(ptx_figure(192)).panels)
+    assert any(p.fields for p in layout_spec(ptx_figure(192), detail="schematic").panels)
+    assert len(layout_spec(LAYOUTS["K-128B-bf16"](), detail="all").boxes) == 128 * 64
 
 
 @pytest.mark.parametrize("fmt", ["png", "svg"])

@@ -47,6 +47,7 @@ COMMANDS: dict[str, str] = {
     "ptx": "tmemviz.cli.code",
     "tile": "tmemviz.cli.tile",
     "shift": "tmemviz.cli.shift",
+    "scales": "tmemviz.cli.scales",
     "figure": "tmemviz.cli.figure",
     "gallery": "tmemviz.cli.gallery",
 }

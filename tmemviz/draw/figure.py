@@ -5,7 +5,8 @@ This is the only module that imports matplotlib, and only the ``figure`` and
 skips matplotlib's per-text layout (too slow for thousands of cells): labels
 use a monospace font, so their widths are arithmetic. In SVG they stay
 ``<text>`` and every cell carries a ``<title>`` tooltip; in PNG they are
-filled glyph outlines, drawn in one call.
+filled glyph outlines, drawn in one call. A :class:`~tmemviz.draw.spec.Field` is one image
+(plus one line collection for its grid), whatever its number of cells.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from matplotlib import rc_context
 from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.backends.backend_svg import RendererSVG
-from matplotlib.collections import PolyCollection
+from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.path import Path
@@ -25,7 +26,7 @@ from matplotlib.textpath import TextPath
 from matplotlib.transforms import Affine2D
 
 from tmemviz.draw.geometry import CAPTION_IN, DIM_TEXT, LABEL_PT, MARK, TICK_PT, place
-from tmemviz.draw.spec import Box, FigureSpec
+from tmemviz.draw.spec import Box, Field, FigureSpec
 from tmemviz.errors import TmemvizError
 
 FORMATS = ("png", "svg")
@@ -163,6 +164,8 @@ def _draw(spec: FigureSpec) -> Figure:
             placed = Box(ox + b.x * cw, oy + b.y * ch, b.w * cw, b.h * ch, b.fill, b.label, b.tooltip, b.dim)
             boxes.append(placed)
             cell_labels.append((placed.x + placed.w / 2, placed.y + placed.h / 2, b.label, b.dim))
+        for f in panel.fields:
+            cell_labels += _draw_field(ax, f, ox + f.x * cw, oy + f.y * ch, f.cell_w * cw, f.cell_h * ch)
         frames += [
             (ox + o.x * cw, oy + o.y * ch, o.w * cw, o.h * ch, o.width, o.color) for o in panel.outlines
         ]
@@ -217,11 +220,32 @@ def _draw(spec: FigureSpec) -> Figure:
                 zorder=2,
             )
         )
+    ax.set_xlim(0, width_in)  # images reset the limits
+    ax.set_ylim(height_in, 0)
     ax.add_artist(Tooltips(boxes))
     ax.add_artist(Labels(cell_labels, LABEL_PT))
     ax.add_artist(Labels(tick_labels, TICK_PT))
     ax.text(0.1, height_in - CAPTION_IN / 2, spec.caption, ha="left", va="center", fontsize=7, wrap=True)
     return fig
+
+
+def _draw_field(
+    ax, field: Field, x0: float, y0: float, cw: float, ch: float
+) -> list[tuple[float, float, str, bool]]:  # type: ignore[no-untyped-def]
+    """One image for all of ``field``'s cells at (x0, y0) inches; returns its sample labels to draw."""
+    from tmemviz.draw.raster import rows_rgba
+
+    pixels = np.frombuffer(b"".join(rows_rgba(field)), dtype=np.uint8).reshape(field.rows, field.cols, 4)
+    x1, y1 = x0 + field.cols * cw, y0 + field.rows * ch
+    ax.imshow(pixels, extent=(x0, x1, y1, y0), origin="upper", interpolation="none", aspect="auto", zorder=1)
+    if field.grid:
+        lines = [[(x0 + i * cw, y0), (x0 + i * cw, y1)] for i in range(field.cols + 1)]
+        lines += [[(x0, y0 + j * ch), (x1, y0 + j * ch)] for j in range(field.rows + 1)]
+        ax.add_collection(LineCollection(lines, colors="#333333", linewidths=0.4, zorder=1.5))
+    return [
+        (x0 + (i % field.cols + 0.5) * cw, y0 + (i // field.cols + 0.5) * ch, text, False)
+        for i, text in field.labels
+    ]
 
 
 def render(fig: Figure, fmt: str, dpi: int = 100) -> bytes:

@@ -31,7 +31,8 @@ from functools import cache
 from importlib import resources
 
 from tmemviz.draw.geometry import DIM_TEXT, LABEL_PT, MARK, TICK_PT, Page, Placed, place
-from tmemviz.draw.spec import Arrow, Box, FigureSpec
+from tmemviz.draw.htmlfield import field_svg, sample_records
+from tmemviz.draw.spec import Arrow, Box, Field, FigureSpec
 
 PT_PER_IN = 72.0
 PX_PER_IN = 120.0
@@ -58,7 +59,10 @@ def page(spec: FigureSpec, *, links: tuple[Link, ...] = ()) -> bytes:
     svgs = "\n".join(_panel_svg(geometry, i) for i in range(len(geometry.panels)))
     wide = geometry.width_in > 8.0
     style = _asset("page.css") + _matched_style() + ("@page { size: landscape; }\n" if wide else "")
-    hint = search_hint(spec.boxes)
+    fields = tuple(f for p in spec.panels for f in p.fields)
+    if fields:  # only pages with a field carry its rules: other pages stay as they were
+        style += _asset("field.css")
+    hint = search_hint(spec.boxes, fields)
     find = (
         '<label for="find">Find</label>\n'
         f'<input id="find" type="search" autocomplete="off" spellcheck="false" placeholder="{_attr(hint)}"'
@@ -74,9 +78,9 @@ def page(spec: FigureSpec, *, links: tuple[Link, ...] = ()) -> bytes:
         ' aria-describedby="how">\n'
         f"{svgs}\n</main>\n"
         f'<p class="caption">{_text(spec.caption)}</p>\n'
-        f'<p id="how" class="how">{_text(how_text(spec.boxes))}</p>\n'
+        f'<p id="how" class="how">{_text(how_text(spec.boxes, fields))}</p>\n'
     )
-    return _document(spec.title, style, _asset("page.js"), body)
+    return _document(spec.title, style, _asset("page.js"), body, images=bool(fields))
 
 
 @dataclass(frozen=True)
@@ -109,7 +113,7 @@ def index_page(title: str, intro: str, headers: tuple[str, ...], rows: tuple[Ind
     return _document(title, _asset("page.css"), None, body)
 
 
-def _document(title: str, style: str, script: str | None, body: str) -> bytes:
+def _document(title: str, style: str, script: str | None, body: str, images: bool = False) -> bytes:
     """The HTML around ``body``: UTF-8, both color schemes, and a policy that lets nothing load."""
     tail = f"<script>{script}</script>\n" if script is not None else ""
     return (
@@ -117,7 +121,7 @@ def _document(title: str, style: str, script: str | None, body: str) -> bytes:
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="color-scheme" content="light dark">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{_policy(style, script)}">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{_policy(style, script, images)}">\n'
         f"<title>{_text(title)}</title>\n"
         f"<style>{style}</style>\n</head>\n<body>\n{body}{tail}</body>\n</html>\n"
     ).encode()
@@ -143,9 +147,14 @@ def _inline_code(text: str) -> str:
     return "".join(f"<code>{_text(p)}</code>" if i % 2 else _text(p) for i, p in enumerate(parts))
 
 
-def search_hint(boxes: tuple[Box, ...]) -> str:
+def _records(boxes: tuple[Box, ...], fields: tuple[Field, ...]) -> list[dict[str, str]]:
+    """The coordinates cells carry: every box's, and two sample cells of each field."""
+    return [dict(b.data) for b in boxes if b.data] + [r for f in fields for r in sample_records(f)]
+
+
+def search_hint(boxes: tuple[Box, ...], fields: tuple[Field, ...] = ()) -> str:
     """What the search box suggests, from the coordinates the cells carry ("" when none do)."""
-    cells = [dict(b.data) for b in boxes if b.data]
+    cells = _records(boxes, fields)
     names: list[str] = []
     for cell in cells:
         names += [n for n in cell if n not in names]
@@ -164,9 +173,9 @@ def search_hint(boxes: tuple[Box, ...]) -> str:
     return " · ".join(hints)
 
 
-def how_text(boxes: tuple[Box, ...]) -> str:
+def how_text(boxes: tuple[Box, ...], fields: tuple[Field, ...] = ()) -> str:
     """The page's one-line manual, naming what a click selects and what Find takes in this figure."""
-    cells = [dict(b.data) for b in boxes if b.data]
+    cells = _records(boxes, fields)
     if not cells:
         return "Hover a box: what it stands for appears above."
     groups: list[str] = []
@@ -177,7 +186,7 @@ def how_text(boxes: tuple[Box, ...]) -> str:
     shared = f"the cells that share its {' or '.join(groups)} are" if groups else "it is"
     return (
         f"Hover a cell: its coordinates appear above. Click a cell: {shared} selected; arrow keys move "
-        f"the selection, Escape clears it. Find takes {search_hint(boxes).replace(' · ', ', ')} "
+        f"the selection, Escape clears it. Find takes {search_hint(boxes, fields).replace(' · ', ', ')} "
         "(press Enter) and marks every match."
     )
 
@@ -196,14 +205,16 @@ def _matched_style() -> str:
     )
 
 
-def _policy(style: str, script: str | None) -> str:
-    """Nothing may load; only this exact style and script may run."""
+def _policy(style: str, script: str | None, images: bool = False) -> str:
+    """Nothing may load; only this exact style and script may run (and, for fields, ``data:`` images,
+    which are part of the page itself)."""
 
     def digest(text: str) -> str:
         return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
 
     scripts = digest(script) if script is not None else "'none'"
-    return f"default-src 'none'; style-src {digest(style)}; script-src {scripts}"
+    img = "; img-src data:" if images else ""
+    return f"default-src 'none'; style-src {digest(style)}; script-src {scripts}{img}"
 
 
 def _text(value: str) -> str:
@@ -240,6 +251,7 @@ def _slice(geometry: Page, index: int) -> tuple[float, float]:
     placed = geometry.panels[index]
     panel = placed.panel
     tops = [placed.oy + b.y * panel.cell_h_in for b in panel.boxes]
+    tops += [placed.oy + f.y * panel.cell_h_in for f in panel.fields]
     tops += [placed.oy + n.y * panel.cell_h_in - n.size / PT_PER_IN for n in panel.notes]
     tops += [placed.oy + min(a.y0, a.y1) * panel.cell_h_in for a in panel.arrows]
     if panel.title:
@@ -248,6 +260,7 @@ def _slice(geometry: Page, index: int) -> tuple[float, float]:
         tops.append(placed.oy - 0.09 - 0.08)
     bottoms = [placed.bottom + placed.footer]
     bottoms += [placed.oy + (b.y + b.h) * panel.cell_h_in for b in panel.boxes]
+    bottoms += [placed.oy + (f.y + f.rows * f.cell_h) * panel.cell_h_in for f in panel.fields]
     bottoms += [placed.oy + n.y * panel.cell_h_in + n.size / PT_PER_IN for n in panel.notes]
     previous = 0.0 if index == 0 else _slice(geometry, index - 1)[1]
     return max(previous, min(tops, default=placed.oy) - SLICE_PAD_IN), max(bottoms) + SLICE_PAD_IN
@@ -261,6 +274,10 @@ def _panel_svg(geometry: Page, index: int) -> str:
     parts: list[str] = []
     cw, ch = panel.cell_w_in, panel.cell_h_in
     labels: list[str] = []
+    for f in panel.fields:
+        svg, field_labels = field_svg(placed, f)
+        parts.append(svg)
+        labels += field_labels
     for b in panel.boxes:
         x, y = placed.at(b.x, b.y)
         cls = "box cell" if b.data else "box"

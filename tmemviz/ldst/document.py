@@ -20,7 +20,7 @@ def layout_document(
     def figure(detail: str):
         from tmemviz.ldst.figures import layout_spec
 
-        return layout_spec(ins, cells(), highlight=highlight, title=title)
+        return layout_spec(ins, cells(), highlight=highlight, title=title, detail=detail)
 
     def which(lane: int, col: int, half: int | str | None = None) -> Record:
         from tmemviz.ldst.spelling import parse_half

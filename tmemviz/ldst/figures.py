@@ -10,8 +10,21 @@ from collections import defaultdict
 from functools import partial
 
 from tmemviz.catalog import Catalog
-from tmemviz.draw.palette import thread_color
-from tmemviz.draw.spec import CHAR_IN, Arrow, Box, FigureSpec, GalleryEntry, Note, Panel, chunk_columns
+from tmemviz.draw.palette import THREAD_COLORS, thread_color
+from tmemviz.draw.spec import (
+    CHAR_IN,
+    PANEL_WIDTH_IN,
+    Arrow,
+    Box,
+    Field,
+    FigureSpec,
+    GalleryEntry,
+    Note,
+    Outline,
+    Panel,
+    chunk_columns,
+    detail_mode,
+)
 from tmemviz.ldst.layout import Cell, Instruction, cells, make_instruction, reductions
 from tmemviz.ldst.shapes import KIND
 from tmemviz.ldst.views import caption, cell_label
@@ -46,13 +59,26 @@ def layout_spec(
     *,
     highlight: frozenset[int] = frozenset(),
     title: str | None = None,
+    detail: str = "auto",
 ) -> FigureSpec:
     """One box per TMEM cell the instruction moves, in the style of PTX Figures 183-187.
 
     ``highlight`` keeps those threads in color and dims every other thread.
     Every cell is present; overlapping ``.16x32bx2`` halves share one box that
-    names both owners.
+    names both owners. ``detail`` (``auto``/``all``/``schematic``): beyond
+    :data:`~tmemviz.draw.spec.LABEL_LIMIT` cells ``auto`` draws :func:`schematic_spec`.
     """
+    if detail_mode(detail, len({(c.lane, c.col) for c in cells})) == "schematic":
+        return schematic_spec(ins, cells, highlight=highlight, title=title)
+    text = caption(ins)
+    if highlight:
+        text += "; highlighted threads: " + ", ".join(f"T{t}" for t in sorted(highlight))
+    panels = _grid_panels(ins, cells, highlight)
+    return FigureSpec(title=title or ins.mnemonic, caption=text, panels=tuple(panels))
+
+
+def _grid_panels(ins: Instruction, cells: tuple[Cell, ...], highlight: frozenset[int]) -> list[Panel]:
+    """The labelled grid: one box per cell, columns split into panels of whole repetitions."""
     at: dict[tuple[int, int], list[Cell]] = defaultdict(list)
     for c in cells:
         at[(c.lane, c.col)].append(c)
@@ -115,10 +141,128 @@ def layout_spec(
                 margin_right_in=REDVAL_MARGIN_IN if red_notes else 0.0,
             )
         )
-    text = caption(ins)
-    if highlight:
-        text += "; highlighted threads: " + ", ".join(f"T{t}" for t in sorted(highlight))
-    return FigureSpec(title=title or ins.mnemonic, caption=text, panels=tuple(panels))
+    return panels
+
+
+SCHEMATIC_CELL_IN = 0.2
+"""Widest a schematic cell gets: the image is a map, not a table (labels are in the key panel)."""
+TICKS = 16
+"""About this many labelled column ticks on a schematic: one per repetition, or one per few."""
+HALF_TEXT = ((-1, ""), (0, ".lo"), (1, ".hi"))
+
+
+def schematic_spec(
+    ins: Instruction,
+    cells: tuple[Cell, ...],
+    *,
+    highlight: frozenset[int] = frozenset(),
+    title: str | None = None,
+) -> FigureSpec:
+    """The PTX-figure style for layouts too big to label: the first repetition in full, then every cell
+    as one colored map with a frame per repetition, column ranges, each repetition's first register,
+    and a legend; every cell's owner stays in the interactive page (hover/search) and in ``all``."""
+    per_rep = ins.shape.registers_per_rep
+    key = tuple(c for c in cells if c.reg < per_rep)
+    regs = "register r0" if per_rep == 1 else f"registers r0..r{per_rep - 1}"
+    first = _grid_panels(ins, key, highlight)
+    key_panels = [
+        Panel(**{**p.__dict__, "title": f"repetition 0 in full ({regs}): {p.title}"}) for p in first
+    ]
+    return FigureSpec(
+        title=title or ins.mnemonic,
+        caption=caption(ins) + "; " + SCHEMATIC_LEGEND,
+        panels=(*key_panels, _map_panel(ins, cells, highlight)),
+    )
+
+
+SCHEMATIC_LEGEND = (
+    "schematic: the top panel names every cell of the first repetition; below, every cell the "
+    "instruction moves, colored by its thread as above (eight colors cycle over T0..T31), framed per "
+    "repetition (.num), with each repetition's first register under it. Hover or search the -o FILE.html "
+    "page for any cell's thread and register, or draw every label with --detail all"
+)
+
+
+def _map_panel(ins: Instruction, cells: tuple[Cell, ...], highlight: frozenset[int]) -> Panel:
+    at: dict[tuple[int, int], list[Cell]] = defaultdict(list)
+    for c in cells:
+        at[(c.lane, c.col)].append(c)
+    lane0, lane1 = min(c.lane for c in cells), max(c.lane for c in cells)
+    col0, col1 = min(c.col for c in cells), max(c.col for c in cells)
+    cols, rows = col1 - col0 + 1, lane1 - lane0 + 1
+    palette = (*THREAD_COLORS, OVERLAP_FILL, DIM_FILL)
+    names = ("lane", "col", "thread", "reg", "half")
+    values: list[list[int]] = [[-1] * (cols * rows) for _ in names]
+    colors = [-1] * (cols * rows)
+    special = []
+    for (lane, col), group in at.items():
+        i = (lane - lane0) * cols + (col - col0)
+        c = group[0]
+        for k, v in enumerate((lane, col, c.thread, c.reg, -1 if c.half is None else c.half)):
+            values[k][i] = v
+        dim = bool(highlight) and not any(g.thread in highlight for g in group)
+        colors[i] = len(palette) - 1 if dim else (8 if len(group) > 1 else c.thread % len(THREAD_COLORS))
+        if len(group) > 1:
+            special.append((i, tooltip(c, group)))
+    cell_w = min(SCHEMATIC_CELL_IN, PANEL_WIDTH_IN / cols)
+    field = Field(
+        0,
+        0,
+        cols,
+        rows,
+        names,
+        tuple(tuple(v) for v in values),
+        tuple(colors),
+        palette,
+        "lane {lane}, col {col} -> T{thread} r{reg}{half}",
+        texts=(("half", HALF_TEXT),),
+        special=tuple(special),
+    )
+    reps = _rep_spans(ins, cells)
+    step = max(1, -(-len(reps) // TICKS))
+    ticks, notes, outlines = [], [], []
+    for n, (k, a, b) in enumerate(reps):
+        thin = (b - a + 1) * cell_w < 0.15  # narrow repetitions: a heavy frame would hide the colors
+        outlines.append(Outline(a - col0, 0, b - a + 1, rows, 0.3 if thin else 0.8, "#333333"))
+        if n % step == 0:
+            ticks.append((a - col0 + 0.5, str(a)))
+            notes.append(Note(a - col0, rows + 0.6, f"r{k * ins.shape.registers_per_rep}", 6.0, "left"))
+    second = (ins.origin[1] + ins.split_offset) if ins.split_offset is not None else None
+    markers = []
+    if second is not None:
+        markers.append((float(second - col0), f"taddr + immHalfSplitoff ({ins.split_offset})"))
+    red_notes = _redval_notes(ins, list(range(col0, col1 + 1)), list(range(lane0, lane1 + 1)))
+    return Panel(
+        title=f"every cell: columns {col0}..{col1} (frames: repetitions; under them: first register)",
+        width=cols,
+        height=rows + 1.2,
+        cell_w_in=cell_w,
+        boxes=(),
+        x_ticks=tuple(ticks),
+        y_ticks=tuple((r + 0.5, str(lane0 + r)) for r in range(0, rows, 4 if rows > 16 else 2)),
+        markers=tuple(markers),
+        notes=(*notes, *red_notes),
+        outlines=tuple(outlines),
+        margin_right_in=REDVAL_MARGIN_IN if red_notes else 0.0,
+        fields=(field,),
+    )
+
+
+def _rep_spans(ins: Instruction, cells: tuple[Cell, ...]) -> list[tuple[int, int, int]]:
+    """(repetition, first column, last column) of each repetition's contiguous column runs, by column."""
+    cols: dict[int, set[int]] = defaultdict(set)
+    for c in cells:
+        cols[c.reg // ins.shape.registers_per_rep].add(c.col)
+    spans = []
+    for k, members in cols.items():
+        run = sorted(members)
+        start = run[0]
+        for a, b in zip(run, [*run[1:], None], strict=True):
+            if b != a + 1:
+                spans.append((k, start, a))
+                if b is not None:
+                    start = b
+    return sorted(spans, key=lambda s: s[1])
 
 
 REDVAL_MARGIN_IN = 2.6

@@ -16,7 +16,7 @@ def layout_document(
     def figure(detail: str):
         from tmemviz.smem.figures import layout_spec
 
-        return layout_spec(layout, label=cells, title=title)
+        return layout_spec(layout, label=cells, title=title, detail=detail)
 
     def table(width: int):
         from tmemviz.smem.views import layout_view

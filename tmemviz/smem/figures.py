@@ -14,6 +14,7 @@ from collections import defaultdict
 from functools import partial
 
 from tmemviz.catalog import Catalog
+from tmemviz.draw.palette import THREAD_COLORS
 from tmemviz.draw.spec import (
     CHAR_IN,
     PANEL_WIDTH_IN,
@@ -24,6 +25,8 @@ from tmemviz.draw.spec import (
     Outline,
     Panel,
     chunk_columns,
+    detail_mode,
+    field_of,
 )
 from tmemviz.smem.answers import BASE_NOTE, offset_text
 from tmemviz.smem.answers import title as layout_title
@@ -31,7 +34,7 @@ from tmemviz.smem.descriptor import UNUSED_LBO, encode_layout
 from tmemviz.smem.examples import PTX_FIGURES, figure_189_corrected, ptx_figure
 from tmemviz.smem.layout import CHUNK_BYTES, SmemLayout, atom_extent, dense_tile, elements_per_chunk
 from tmemviz.smem.shapes import KIND
-from tmemviz.smem.views import cell_label, chunk_color
+from tmemviz.smem.views import LINE_CHUNKS, cell_label, chunk_color
 
 CHUNK_LINE_PT = 1.5
 ATOM_LINE_PT = 3.0
@@ -76,18 +79,46 @@ LEGEND = (
 )
 
 
-def _text_notes(texts: list[str], top: float, width_in: float, cell_w: float) -> list[Note]:
-    """``texts`` wrapped to the grid's width, one :class:`Note` per line from row ``top`` down."""
+def _text_notes(
+    texts: list[str], top: float, width_in: float, cell_w: float, spacing: float = 0.8
+) -> list[Note]:
+    """``texts`` wrapped to the grid's width, one :class:`Note` per line from row ``top`` down,
+    ``spacing`` rows apart."""
     per_line = max(40, int(width_in / CHAR_IN))
     lines = [line for text in texts for line in textwrap.wrap(text, per_line)]
-    return [Note(0, top + 0.8 * i, line, 6.5, "left") for i, line in enumerate(lines)]
+    return [Note(0, top + spacing * i, line, 6.5, "left") for i, line in enumerate(lines)]
 
 
 def layout_spec(
-    layout: SmemLayout, *, label: str = "byte", title: str | None = None, note: str = ""
+    layout: SmemLayout,
+    *,
+    label: str = "byte",
+    title: str | None = None,
+    note: str = "",
+    detail: str = "auto",
 ) -> FigureSpec:
-    """Every element as one box; columns split into panels of whole chunks (K-major) or K groups."""
+    """Every element as one box; columns split into panels of whole chunks (K-major) or K groups.
+
+    ``detail`` (``auto``/``all``/``schematic``): beyond :data:`~tmemviz.draw.spec.LABEL_LIMIT` elements
+    ``auto`` draws :func:`schematic_spec`.
+    """
     cells = list(layout.cells())
+    if detail_mode(detail, len(cells)) == "schematic":
+        return schematic_spec(layout, label=label, title=title, note=note)
+    texts = [LEGEND, f"Note: {note}"] if note else [LEGEND]
+    panels = _grid_panels(layout, cells, label, layout.rows, layout.cols, texts)
+    return FigureSpec(title=title or layout_title(layout), caption=caption(layout), panels=tuple(panels))
+
+
+def _grid_panels(
+    layout: SmemLayout,
+    cells: list[tuple[int, int, int]],
+    label: str,
+    rows: int,
+    columns: int,
+    texts: list[str],
+) -> list[Panel]:
+    """Boxes for ``cells`` (rows ``0..rows-1``, cols ``0..columns-1``), ``texts`` under the last panel."""
     chars = max(len(cell_label(b, label)) for _, _, b in cells)
     cell_w = max(0.42, (chars + 1.5) * CHAR_IN)
     # Keep whole swizzle atoms in a panel when one fits (K-major atoms are W bytes of K wide), else
@@ -95,7 +126,7 @@ def layout_spec(
     atom_cols = atom_extent(layout.major, layout.swizzle, layout.dtype)[1]
     group = atom_cols if atom_cols * cell_w <= PANEL_WIDTH_IN else elements_per_chunk(layout.dtype)
     panels = []
-    chunks = chunk_columns(list(range(layout.cols)), cell_w, group)
+    chunks = chunk_columns(list(range(columns)), cell_w, group)
     for n, cols in enumerate(chunks, 1):
         slot = {c: i for i, c in enumerate(cols)}
         boxes = tuple(
@@ -124,25 +155,99 @@ def layout_spec(
         if len(chunks) > 1:
             panel_title += f" (panel {n} of {len(chunks)})"
         notes: list[Note] = []
-        if n == len(chunks):
-            notes = _text_notes(
-                [LEGEND, f"Note: {note}"] if note else [LEGEND], layout.rows + 0.9, len(cols) * cell_w, cell_w
-            )
+        if n == len(chunks) and texts:
+            notes = _text_notes(texts, rows + 0.9, len(cols) * cell_w, cell_w)
         panels.append(
             Panel(
                 title=panel_title,
                 width=len(cols),
-                height=layout.rows + (0.8 * len(notes) + 0.5 if notes else 0),
+                height=rows + (0.8 * len(notes) + 0.5 if notes else 0),
                 cell_w_in=cell_w,
                 boxes=boxes,
                 x_ticks=tuple((i + 0.5, str(c)) for i, c in enumerate(cols)),
-                y_ticks=tuple((r + 0.5, str(r)) for r in range(layout.rows)),
+                y_ticks=tuple((r + 0.5, str(r)) for r in range(rows)),
                 notes=tuple(notes),
                 outlines=tuple(outlines),
                 y_label="row (M/N)",
             )
         )
-    return FigureSpec(title=title or layout_title(layout), caption=caption(layout), panels=tuple(panels))
+    return panels
+
+
+SCHEMATIC_CELL_IN = 0.16
+SCHEMATIC_LEGEND = (
+    "Schematic: the top panel writes out every element of the first swizzle atom; below, every element "
+    "as one colored cell (its 16-byte chunk's place in a 128-byte line, as above), thick frames: swizzle "
+    "atoms, each labelled with its first byte offset. Hover or search the -o FILE.html page for any "
+    "element's byte offset, or draw every label with --detail all."
+)
+
+
+def schematic_spec(
+    layout: SmemLayout, *, label: str = "byte", title: str | None = None, note: str = ""
+) -> FigureSpec:
+    """A tile too big to label: its first swizzle atom in full, then every element as one colored map
+    with atom frames, row/col ranges, each atom's first byte, and a legend."""
+    cells = list(layout.cells())
+    atom_rows, atom_cols = atom_extent(layout.major, layout.swizzle, layout.dtype)
+    rows, cols = min(atom_rows, layout.rows), min(atom_cols, layout.cols)
+    key = [(r, c, b) for r, c, b in cells if r < rows and c < cols]
+    key_panels = [
+        Panel(**{**p.__dict__, "title": f"first swizzle atom in full: rows 0..{rows - 1}, {p.title}"})
+        for p in _grid_panels(layout, key, label, rows, cols, [])
+    ]
+    texts = [SCHEMATIC_LEGEND, f"Note: {note}"] if note else [SCHEMATIC_LEGEND]
+    return FigureSpec(
+        title=title or layout_title(layout),
+        caption=caption(layout),
+        panels=(*key_panels, _map_panel(layout, cells, (atom_rows, atom_cols), texts)),
+    )
+
+
+def _map_panel(
+    layout: SmemLayout, cells: list[tuple[int, int, int]], atom: tuple[int, int], texts: list[str]
+) -> Panel:
+    """Every element as one cell of a :class:`Field` (row-major, as ``layout.cells()`` yields them)."""
+    cell_w = min(SCHEMATIC_CELL_IN, PANEL_WIDTH_IN / layout.cols)
+    field = field_of(
+        ({"row": r, "col": c, "byte": b, "chunk": b // CHUNK_BYTES} for r, c, b in cells),
+        ("row", "col", "byte", "chunk"),
+        row="row",
+        col="col",
+        color=lambda e: e["chunk"] % LINE_CHUNKS,
+        palette=THREAD_COLORS,  # chunk_color's palette, indexed by the chunk's place in its line
+        tooltip="row {row}, col {col} -> byte {byte}",
+        group=("chunk",),  # clicking an element selects its 16-byte chunk, as in the full grid
+    )
+    slot = {c: c for c in range(layout.cols)}
+    outlines = _frames(cells, slot, layout.swizzle.repeat_bytes, ATOM_LINE_PT)
+    byte_at = {(r, c): b for r, c, b in cells}
+    # Each atom's first byte in its top-left corner, where there is room for the number.
+    firsts = [
+        Note(o.x + 0.3, o.y + 0.2 / cell_w, str(byte_at[(int(o.y), int(o.x))]), 6.0, "left")
+        for o in outlines
+        if o.w * cell_w >= 0.45 and o.h * cell_w >= 0.4
+    ]
+    lines = _text_notes(texts, layout.rows + 1.2 / cell_w * 0.5, max(layout.cols * cell_w, 6.0), cell_w)
+    lines = [
+        Note(n.x, layout.rows + (0.25 + 0.13 * i) / cell_w, n.text, n.size, n.ha) for i, n in enumerate(lines)
+    ]
+    step_r = max(1, atom[0] if atom[0] < layout.rows else layout.rows // 8)
+    step_c = max(1, atom[1] if atom[1] < layout.cols else layout.cols // 8)
+    return Panel(
+        title=f"every element: rows 0..{layout.rows - 1}, cols (K) 0..{layout.cols - 1}",
+        width=layout.cols,
+        height=layout.rows + (0.25 + 0.13 * len(lines)) / cell_w,
+        cell_w_in=cell_w,
+        boxes=(),
+        x_ticks=tuple((c + 0.5, str(c)) for c in range(0, layout.cols, step_c)),
+        y_ticks=tuple((r + 0.5, str(r)) for r in range(0, layout.rows, step_r)),
+        notes=(*firsts, *lines),
+        outlines=tuple(outlines),
+        y_label="row (M/N)",
+        cell_h_in=cell_w,  # square cells: the map keeps the tile's proportions
+        fields=(field,),
+    )
 
 
 FIG_189_NOTE = (
