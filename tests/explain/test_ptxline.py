@@ -152,3 +152,16 @@ def test_emitted_lines_keep_the_immediate_and_assemble(ptxas: str, tmp_path) -> 
     where = {len(head) + 1 + i: s for i, s in enumerate(emitted)}
     status, rejected = assemble_lines(ptxas, tmp_path, [*head, *body, "  ret;", "}"], where)
     assert (status, rejected) == (0, {})
+
+
+def test_guarded_cp_line_in_ptx_keeps_its_immediate(ptxas: str, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from ptxas_run import assemble_lines
+
+    code, out, _ = run(
+        capsys, "ptx", "@%p1 tcgen05.cp.cta_group::1.128x256b [%r1 + 32], %rd4;", "--emit", "ptx"
+    )
+    assert code == 0 and out.strip() == "tcgen05.cp.cta_group::1.128x256b [%r0 + 32], %rd0;"
+    head = [".version 8.8", ".target sm_100a", ".address_size 64", ".visible .entry k(.param .u32 p)", "{",
+            "  .reg .b32 %r<4>;", "  .reg .b64 %rd<4>;", "  ld.param.u32 %r0, [p];"]  # fmt: skip
+    status, rejected = assemble_lines(ptxas, tmp_path, [*head, f"  {out.strip()}", "  ret;", "}"], {9: out})
+    assert (status, rejected) == (0, {})
