@@ -165,3 +165,14 @@ def test_guarded_cp_line_in_ptx_keeps_its_immediate(ptxas: str, tmp_path, capsys
             "  .reg .b32 %r<4>;", "  .reg .b64 %rd<4>;", "  ld.param.u32 %r0, [p];"]  # fmt: skip
     status, rejected = assemble_lines(ptxas, tmp_path, [*head, f"  {out.strip()}", "  ret;", "}"], {9: out})
     assert (status, rejected) == (0, {})
+
+
+def test_cuda_and_cccl_with_the_immediate_compile(nvcc: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The CUDA wrapper and the cuda::ptx call of compiler lines with immediates compile with nvcc."""
+    from compile_run import compile_cuda
+    from ldst.test_dialects import cccl_source, cuda_source
+
+    lines = [TRITON_ST, "tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r3, %r4}, [%r2 + 0x200080];"]
+    instructions = [tmemviz.layout(line).subject for line in lines]
+    assert compile_cuda(nvcc, tmp_path, cuda_source(instructions)) == ""
+    assert compile_cuda(nvcc, tmp_path, cccl_source(instructions)) == ""
