@@ -283,6 +283,13 @@ def test_big_packed_layout_is_a_schematic_with_per_cell_detail(  # type: ignore[
     )
     assert marked == 256
     v.page.keyboard.press("Escape")
+    # Arrow keys cross from the key panel into the map (the cell below on the page) and back.
+    v.page.click(cell(15, 0))
+    v.page.keyboard.press("ArrowDown")
+    assert re.match(r"lane 0, col \d+ -> T\d+ r\d+\.(lo|hi)$", v.text("#info")), v.text("#info")
+    v.page.keyboard.press("ArrowUp")
+    assert v.text("#info").startswith("lane 15, col ")
+    v.page.keyboard.press("Escape")
     v.find("T6 r3")
     assert v.text("#count") == "4 matches"  # two halves, in the key panel and in the map
     v.find("9,5")

@@ -14,8 +14,13 @@ or on ``thread`` when it has no ``group``; a cell lacking them is selected alone
 the box's tooltip in ``#info``. The search takes ``L,C`` (lane or, without lanes, row; and col),
 ``T6``, ``T6 r3`` (``.lo``/``.hi``) and ``NAME N`` pairs (``byte 432``, ``row 40 word 2``).
 
+A :class:`~tmemviz.draw.spec.Field` (a grid too big for one element per cell) is one ``<image>``
+and compact columns (:mod:`tmemviz.draw.htmlfield`): hover, Find, selection and arrow keys work on
+its cells as on boxes, computed by the script; a selection spans boxes and fields alike.
+
 No request leaves the page: no external font, script or image, and a Content-Security-Policy with
-``default-src 'none'`` that allows only this page's own style and script (by hash) enforces it.
+``default-src 'none'`` that allows only this page's own style and script (by hash), and ``data:``
+images when a field needs one, enforces it.
 Output is deterministic (no dates, no random ids), so the gallery can be checked byte for byte.
 """
 

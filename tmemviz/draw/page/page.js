@@ -281,25 +281,9 @@
     select(null);
   }
 
-  // The nearest cell in a direction: mostly along it, a little across it.
-  function neighbour(el, dx, dy) {
-    const [x0, y0] = centers.get(el);
-    let best = null;
-    let bestScore = Infinity;
-    for (const c of cells) {
-      if (c === el) continue;
-      const [x, y] = centers.get(c);
-      const along = (x - x0) * dx + (y - y0) * dy;
-      if (along <= 0.01) continue;
-      const across = Math.abs((x - x0) * dy - (y - y0) * dx);
-      const score = along + 4 * across;
-      if (score < bestScore) {
-        bestScore = score;
-        best = c;
-      }
-    }
-    return best;
-  }
+  // Where a target's center is, in the figure's points (every panel's SVG shares them).
+  const fieldCenter = (f, i) => [f.d.x + ((i % f.d.cols) + 0.5) * f.cw, f.d.y + (Math.floor(i / f.d.cols) + 0.5) * f.ch];
+  const centerOf = (t) => (t.f ? fieldCenter(t.f, t.i) : centers.get(t.el));
   // Within a field: the next present cell in that direction, or none at the edge.
   function step(f, i, dx, dy) {
     let col = i % f.d.cols;
@@ -311,6 +295,45 @@
       const j = row * f.d.cols + col;
       if (present(f, j)) return { f, i: j };
     }
+  }
+  // Entering another field from (x0, y0): its first cell past that point in the direction, across
+  // from it; none when the field lies behind.
+  function entry(f, x0, y0, dx, dy) {
+    const clamp = (v, n) => Math.min(n - 1, Math.max(0, v));
+    let col = clamp(Math.floor((x0 - f.d.x) / f.cw), f.d.cols);
+    let row = clamp(Math.floor((y0 - f.d.y) / f.ch), f.d.rows);
+    const ahead = (pos, origin, size, n, d) => {
+      const k = d > 0 ? Math.floor((pos - origin) / size - 0.5) + 1 : Math.ceil((pos - origin) / size - 0.5) - 1;
+      return k >= 0 && k < n ? k : d > 0 && k < 0 ? 0 : d < 0 && k >= n ? n - 1 : null;
+    };
+    if (dx) col = ahead(x0, f.d.x, f.cw, f.d.cols, dx);
+    if (dy) row = ahead(y0, f.d.y, f.ch, f.d.rows, dy);
+    if (col === null || row === null) return null;
+    const i = row * f.d.cols + col;
+    return present(f, i) ? { f, i } : step(f, i, dx, dy);
+  }
+  // The nearest cell in a direction, box or field cell: mostly along it, a little across it.
+  function neighbour(from, dx, dy) {
+    const [x0, y0] = centerOf(from);
+    const candidates = cells.filter((c) => c !== from.el).map((el) => ({ el }));
+    for (const f of fields) {
+      const next = from.f === f ? step(f, from.i, dx, dy) : entry(f, x0, y0, dx, dy);
+      if (next) candidates.push(next);
+    }
+    let best = null;
+    let bestScore = Infinity;
+    for (const c of candidates) {
+      const [x, y] = centerOf(c);
+      const along = (x - x0) * dx + (y - y0) * dy;
+      if (along <= 0.01) continue;
+      const across = Math.abs((x - x0) * dy - (y - y0) * dx);
+      const score = along + 4 * across;
+      if (score < bestScore) {
+        bestScore = score;
+        best = c;
+      }
+    }
+    return best;
   }
   function firstTarget() {
     const hit = document.querySelector("svg .cell.hit");
@@ -368,10 +391,7 @@
     const start = current || firstTarget();
     if (!start) return;
     event.preventDefault();
-    let next = start;
-    if (current && current.f) next = step(current.f, current.i, move[0], move[1]);
-    else if (current) next = neighbour(current.el, move[0], move[1]);
-    if (next && !next.f && !next.el) next = { el: next };
+    const next = current ? neighbour(current, move[0], move[1]) : start;
     if (next) select(next);
   });
 })();
