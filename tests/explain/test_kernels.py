@@ -335,3 +335,15 @@ def test_triton_block_scaled_descriptors() -> None:
         assert (m["kind"], m["block_scale"], m["scale_vec"]) == ("mxf8f6f4", True, "block32")
         assert (d["sfa_id"], d["sfb_id"], d["scale_type"], d["n"], d["m"]) == (step, step, "UE8M0", 32, 128)
         assert (d["a_type"], d["b_type"], m["layout"]) == ("E4M3", "E4M3", "D")
+
+
+def test_a_name_containing_tcgen05_is_not_an_instruction() -> None:
+    text = (
+        ".visible .func tcgen05_helper(\n  .param .b32 x\n)\n{\n mov.b32 %r6, 136314896;\n"
+        " tcgen05.mma.cta_group::1.kind::f16 [%r4], %rd1, %rd2, %r6, 1;\n}\n"
+    )
+    f = explained(text)
+    assert [(i["line"], i["function"], i["idesc"]["n"]) for i in f["instructions"]] == [
+        (6, "tcgen05_helper", 128)
+    ]
+    assert f["warnings"] == []

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tmemviz.ptxline import parse_immediate, strip_comment
+from tmemviz.ptxline import is_instruction, parse_immediate, strip_comment
 
 _FUNCTION = re.compile(r"^\s*(?:\.(?:visible|extern|weak)\s+)*\.(entry|func)\b\s*(?:\([^)]*\)\s*)?([\w$.]+)?")
 _TARGET = re.compile(r"^\s*\.target\s+([\w,\s]+)")
@@ -80,18 +80,18 @@ def scan(path: str, lines: Iterable[str], explain: Explainer) -> Module:
     fn = Function(None)
     for number, text, start in statements(lines):
         if "tcgen05" in text:
-            code = strip_comment(text)[0]
-            # One line may hold several statements (inline asm: `{ setp...; tcgen05.mma ...; }`).
-            for piece in code.split(";"):
-                statement = " ".join(piece.split()).lstrip("{} ")  # a scope brace before the statement
-                if "tcgen05" not in statement:
-                    continue
+            # One line may hold several statements (inline asm: `{ setp...; tcgen05.mma ...; }`); a scope
+            # brace may open it. A name that merely contains tcgen05 (`.func tcgen05_helper(`) is not one.
+            pieces = (" ".join(p.split()).lstrip("{} ") for p in strip_comment(text)[0].split(";"))
+            found = [p for p in pieces if is_instruction(p)]
+            for statement in found:
                 record = explain(start, statement + ";", fn, module)
                 if record is None:
                     continue
                 module.instructions.append(record)
                 _after_tcgen05(record, statement, start, fn, module)
-            continue
+            if found:
+                continue
         if fn.pending:
             _check_block(text, number, fn, module)
         if ".entry" in text or ".func" in text:
@@ -132,7 +132,7 @@ def statements(lines: Iterable[str]) -> Iterator[tuple[int, str, int]]:
                 yield number, "\n".join(held), first
                 held = []
             continue
-        if "tcgen05" in text and ";" not in strip_comment(text)[0] and "tcgen05" in strip_comment(text)[0]:
+        if "tcgen05" in text and ";" not in strip_comment(text)[0] and is_instruction(text.lstrip("{ \t")):
             held, first = [text], number
             continue
         yield number, text, number
