@@ -38,7 +38,7 @@ def explain_document(modules: Sequence[Module]) -> Document:
 
     return Document(
         kind="explain",
-        title=f"{count} tcgen05 instruction(s) in {len(files)} file(s)",
+        title=f"{count} tcgen05 instruction(s)",
         header={},
         lists=lambda: (("files", files),),
         main="files",
