@@ -48,6 +48,17 @@ FIGURES: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("smem K 128B bf16 128x64", SMEM_TILE, True),
     ("smem K 128B bf16 128x64 all", (*SMEM_TILE, "--detail", "all"), False),
     ("tile 128x256 16x256b", ("tile", "--m", "128", "--n", "256", "--shape", "16x256b"), True),
+    (
+        "tile 256x256 cta_group::2",
+        ("tile", "--m", "256", "--cta-group", "2", "--n", "256", "--shape", "16x256b"),
+        True,
+    ),
+    (
+        "tile 128x256 all",
+        ("tile", "--m", "128", "--n", "256", "--shape", "16x256b", "--detail", "all"),
+        False,
+    ),
+    ("datapath B", ("datapath", "B"), True),
     ("cp 128x256b cta_group::2 row 70", ("cp", "128x256b", "--cta-group", "2", "--row", "70"), True),
     ("decompress b6x16_p32", ("decompress", "b6x16_p32"), True),
 )

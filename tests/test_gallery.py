@@ -61,10 +61,14 @@ SMEM_NAMES = {
 }
 
 TILE_NAMES = {
-    # Epilogue tiles (M = 128, 4 warps, default .num): name -> (shape, N, dtype, the instruction).
-    "tile.128x64.f32.16x256b": ("16x256b", 64, "f32", "tcgen05.ld.sync.aligned.16x256b.x8.b32"),
-    "tile.128x128.bf16.32x32b": ("32x32b", 128, "bf16", "tcgen05.ld.sync.aligned.32x32b.x64.b32"),
+    # Epilogue tiles (4 warps, default .num): name -> (shape, M, N, dtype, data-path layout, the instruction).
+    "tile.128x64.f32.16x256b": ("16x256b", 128, 64, "f32", "D", "tcgen05.ld.sync.aligned.16x256b.x8.b32"),
+    "tile.128x128.bf16.32x32b": ("32x32b", 128, 128, "bf16", "D", "tcgen05.ld.sync.aligned.32x32b.x64.b32"),
+    "tile.64x32.f32.16x32bx2.F": ("16x32bx2", 64, 32, "f32", "F", "tcgen05.ld.sync.aligned.16x32bx2.x16.b32"),
+    "tile.32x64.f32.32x32b.G": ("32x32b", 32, 64, "f32", "G", "tcgen05.ld.sync.aligned.32x32b.x16.b32"),
 }
+DATAPATH_NAMES = {f"datapath.{letter}": letter for letter in "ABCDEFG"}
+"""One schematic per tcgen05.mma data-path layout (PTX figures 205-218)."""
 
 SCALES_NAMES = {
     # Block-scaled MMA scale factors: name -> (operand, kind, sf_vec, M or N, K, .scale_vec).
@@ -83,7 +87,7 @@ SHIFT_NAMES = {
 def expected_names(shapes: list[str]) -> set[str]:
     names = {f"{s}.x{n}{p}" for s in shapes for n in (1, 2, 4) for p in ("", ".pack")}
     extra = set(CP_NAMES) | set(DECOMPRESS_NAMES) | set(SMEM_NAMES) | set(TILE_NAMES) | set(SCALES_NAMES)
-    extra |= set(SHIFT_NAMES)
+    extra |= set(SHIFT_NAMES) | set(DATAPATH_NAMES)
     return names | {"16x32bx2.x8.split16", "pack", "unpack"} | extra
 
 
@@ -121,10 +125,16 @@ def test_entries_cover_every_shape(catalog: Catalog) -> None:
             assert ("Note" in kw["note"] or "136 byte offsets" in kw["note"]) == e.name.endswith("corrected")
             continue
         if e.name in TILE_NAMES:
-            shape, n, dtype, instruction = TILE_NAMES[e.name]
+            shape, m, n, dtype, layout, instruction = TILE_NAMES[e.name]
             (tile,) = args
-            assert (tile.shape.name, tile.m, tile.n, tile.dtype, tile.warps) == (shape, 128, n, dtype, 4)
+            assert (tile.shape.name, tile.m, tile.n, tile.dtype, tile.warps) == (shape, m, n, dtype, 4)
+            assert tile.layout == layout
             assert tile.mnemonic == instruction and e.instruction == f"`{instruction}`"
+            continue
+        if e.name in DATAPATH_NAMES:
+            (org,) = args
+            assert build == "organization_spec" and org.path.name == DATAPATH_NAMES[e.name]
+            assert e.ptx_figure == "after Figures " + ", ".join(map(str, org.path.figures))
             continue
         if e.name in SCALES_NAMES:
             (scales,) = args

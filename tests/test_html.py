@@ -304,7 +304,7 @@ def test_figure_writes_html_for_every_kind(capsys: pytest.CaptureFixture[str], t
         ],
     }
     if importlib.util.find_spec("tmemviz.tile") is not None:  # the tile family, once it has landed
-        runs["tile"] = ["tile", "--n", "64", "--shape", "16x256b"]
+        runs["tile"] = ["tile", "--n", "16", "--shape", "16x256b"]  # 2048 elements: labelled
     for kind, args in runs.items():
         out = tmp_path / f"{kind}.html"
         assert ok(capsys, "figure", *args, "-o", str(out)) == ""

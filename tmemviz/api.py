@@ -283,6 +283,10 @@ def tile(
     warp: Optional[int] = None,
     title: Optional[str] = None,
     layouts: Optional[Sequence[PathLike]] = None,
+    cta_group: int = 1,
+    ws: bool = False,
+    sparse: bool = False,
+    lane_offset: Optional[int] = None,
 ) -> Document:
     """A whole M x N accumulator read by tcgen05.ld (``tmemviz tile``): who holds each D[m][n]."""
     from tmemviz.errors import TmemvizError
@@ -304,67 +308,61 @@ def tile(
         dtype=dtype,
         storage=storage,
         taddr=_text(taddr),
+        cta_group=cta_group,
+        sparse=sparse,
+        ws=ws,
+        lane_offset=lane_offset,
     )
     return tile_document(
         tiled, found.shapes(LDST), m_row=m_row, n_col=n_col, thread=thread, warp=warp, title=title
     )
 
 
-def idesc(
-    value: Union[int, str, None] = None,
-    kind: Optional[str] = None,
-    d_type: Optional[str] = None,
-    a_type: Optional[str] = None,
-    b_type: Optional[str] = None,
-    a_major: Optional[str] = None,
-    b_major: Optional[str] = None,
-    negate_a: Union[bool, str, None] = None,
-    negate_b: Union[bool, str, None] = None,
-    m: Union[int, str, None] = None,
-    n: Union[int, str, None] = None,
-    sparse: Union[bool, str, None] = None,
-    sparse_id: Union[int, str, None] = None,
-    saturate: Union[bool, str, None] = None,
-    max_shift: Union[int, str, None] = None,
-    sfa_id: Union[int, str, None] = None,
-    sfb_id: Union[int, str, None] = None,
-    scale_type: Optional[str] = None,
-    k: Union[int, str, None] = None,
-) -> Document:
-    """Decode a tcgen05.mma instruction descriptor of ``kind``, or encode one (``tmemviz idesc``)."""
+def idesc(value: Union[int, str, None] = None, kind: Optional[str] = None, **fields: Any) -> Document:
+    """Decode a tcgen05.mma instruction descriptor of ``kind``, or encode one from ``fields`` (``tmemviz
+    idesc``): d_type, a_type, b_type, a_major, b_major, negate_a, negate_b, m, n, sparse, sparse_id,
+    saturate, max_shift, sfa_id, sfb_id, scale_type, k."""
     from tmemviz.mma.document import idesc_document
     from tmemviz.mma.spelling import resolve_idesc
 
-    fields = dict(locals())
-    for name in ("value", "kind", "idesc_document", "resolve_idesc"):
-        fields.pop(name, None)
     return idesc_document(resolve_idesc(value, kind, fields))
 
 
 def explain(
-    files: Sequence[PathLike] = (),
-    text: Optional[str] = None,
+    files: Sequence[PathLike] = (), text: Optional[str] = None, layouts: Optional[Sequence[PathLike]] = None
+) -> Document:
+    """Every tcgen05 instruction of whole PTX modules (``tmemviz explain``); ``files`` are streamed
+    (``-`` is stdin), ``text`` is PTX given as a string."""
+    from tmemviz.explain.source import explain_sources
+
+    return explain_sources(
+        [files] if isinstance(files, (str, os.PathLike)) else files, text, catalog(layouts)
+    )
+
+
+def datapath(
+    letter: Optional[str] = None,
+    n: Optional[int] = None,
+    lane_offset: Optional[int] = None,
+    title: Optional[str] = None,
     layouts: Optional[Sequence[PathLike]] = None,
 ) -> Document:
-    """Every tcgen05 instruction of whole PTX modules, explained (``tmemviz explain``).
-
-    ``files`` are paths (``-`` is stdin), each streamed; ``text`` is PTX given as a string.
-    """
+    """The tcgen05.mma data-path layouts (``tmemviz datapath``): the table of A-G, or for one ``letter``
+    where D[m][n] lives and the taddr each warp uses (``where(m=..., n=...)``)."""
+    from tmemviz.datapath.answers import organize
+    from tmemviz.datapath.document import organization_document, table_document
+    from tmemviz.datapath.shapes import KIND as DATAPATH
     from tmemviz.errors import TmemvizError
-    from tmemviz.explain.document import explain_document
-    from tmemviz.explain.ops import Explainer
-    from tmemviz.explain.scan import scan
-    from tmemviz.files import text_lines
 
-    if isinstance(files, (str, os.PathLike)):
-        files = [files]
-    if not files and text is None:
-        raise TmemvizError("give one or more PTX files (or - for standard input)")
-    explainer = Explainer(catalog(layouts))
-    modules = [scan(os.fspath(p), text_lines(p), explainer) for p in files]
-    if text is not None:
-        modules.append(scan("<text>", text.splitlines(), explainer))
-    return explain_document(modules)
+    found = catalog(layouts)
+    if letter is None:
+        if n is not None or lane_offset is not None:
+            raise TmemvizError(
+                "--n and --lane-offset apply to one layout: give its letter, e.g. 'tmemviz datapath F'"
+            )
+        return table_document(found.shapes(DATAPATH), title=title)
+    path = found.get(DATAPATH, letter.strip().upper())
+    return organization_document(organize(path, n, lane_offset), title=title)
 
 
 def scales(

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from tmemviz.catalog import Catalog
 from tmemviz.cp import figures as cp_figures
+from tmemviz.datapath import figures as datapath_figures
 from tmemviz.draw.html import IndexRow, Link, index_page
 from tmemviz.draw.spec import GalleryEntry
 from tmemviz.ldst import figures as ldst_figures
@@ -23,6 +24,7 @@ FAMILIES: tuple[Callable[[Catalog], list[GalleryEntry]], ...] = (
     cp_figures.gallery_entries,
     smem_figures.gallery_entries,
     tile_figures.gallery_entries,
+    datapath_figures.gallery_entries,
     shift_figures.gallery_entries,
     scales_figures.gallery_entries,
 )

@@ -64,7 +64,8 @@ PAGES = {
 }
 TILE = importlib.util.find_spec("tmemviz.tile") is not None  # the tile family, once it has landed
 if TILE:
-    PAGES["tile"] = ["tile", "--n", "64", "--shape", "16x256b"]
+    PAGES["tile"] = ["tile", "--n", "64", "--shape", "16x256b", "--detail", "all"]
+    PAGES["tile.schematic"] = ["tile", "--n", "256", "--shape", "16x256b"]
 
 
 @pytest.fixture(scope="module")
@@ -368,6 +369,28 @@ def test_tile_page(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-un
     v.page.fill("#find", "37,5")
     v.page.press("#find", "Enter")
     assert v.count(".hit") == 1
+    v.clean()
+
+
+@pytest.mark.skipif(not TILE, reason="the tile family has not landed")
+def test_big_tile_is_a_schematic_with_per_element_detail(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+    """128 x 256: one Field image, the holder of any D[m][n] on hover; a click selects one warp's thread."""
+    v = visit(pages["tile.schematic"])
+    assert v.count("svg .field") == 1 and v.count(".cell") == 0
+    assert v.count("svg *") < 500
+    x, y = field_point(v, 0, 37, 5)
+    v.page.mouse.move(x, y)
+    assert (
+        v.text("#info") == "D[37][5] -> w1 T22 i0 r1 (lane 37, col 5)"
+    )  # as 'tmemviz tile --m-row 37 --n-col 5'
+    v.page.mouse.click(x, y)
+    marked = v.js(
+        "document.querySelector('svg .field .mark.selected').getAttribute('d').split('z').length - 1"
+    )
+    assert marked == 256  # registers per thread: 128*256 / (32*4)
+    v.page.keyboard.press("Escape")
+    v.find("37,5")
+    assert v.text("#count") == "1 match"
     v.clean()
 
 

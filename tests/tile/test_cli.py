@@ -15,22 +15,25 @@ DONE_WHEN = ("tile", "--m", "128", "--n", "256", "--shape", "16x256b", "--warps"
 
 def test_done_when_summary(capsys: pytest.CaptureFixture[str], plain_terminal: None) -> None:
     out = flat(ok(capsys, *DONE_WHEN))
-    assert "row m in TMEM lane m, column n in column n" in out
+    assert "row m in TMEM lane m, element n in column n" in out
     assert "2 x tcgen05.ld.sync.aligned.16x256b.x32.b32 (taddr lanes +0, +16 of its band)" in out
     assert "registers per thread: 256 = 2 instructions x 128" in out
     assert "runs of 2 consecutive n in a row (8 bytes)" in out
     assert "32x32b 256, 16x64b 1, 16x128b 1, 16x256b 2, 16x32bx2 128" in out
-    assert "3 i1 112..127 0..255 0..255 taddr+0x00700000" in out
+    assert "3 i1 112..127 0..255 112..127 0..255 taddr+0x00700000" in out
     assert "tcgen05.ld.sync.aligned.16x256b.x32.b32 {r0, ..., r127}, [taddr+OFFSET];" in out
 
 
 def test_done_when_question(capsys: pytest.CaptureFixture[str]) -> None:
     out = ok(capsys, *DONE_WHEN, "--m-row", "37", "--n-col", "5")
-    assert out.startswith("D[37][5] of the 128 x 256 f32 tile (16x256b.x32, 4 warps) is held by warp 1, ")
+    assert out.startswith(
+        "D[37][5] of the 128 x 256 f32 tile (layout D, 16x256b.x32, 4 warps) is held by warp 1, "
+    )
     assert "thread 22, instruction i0, register r1; TMEM lane 37, column 5;" in out
     assert out.rstrip().endswith("[taddr+0x00200000];")
     record = json.loads(ok(capsys, *DONE_WHEN, "--m-row", "37", "--n-col", "5", "-f", "json"))
     assert record == {
+        "cta": 0,
         "warp": 1,
         "thread": 22,
         "instruction": 0,
@@ -58,8 +61,9 @@ def test_json_document(capsys: pytest.CaptureFixture[str]) -> None:
     assert doc["storage"] == "packed" and doc["registers_per_thread"] == 32
     assert len(doc["instructions"]) == 4 * 4
     first = doc["instructions"][1]
-    assert set(first) == {"index", "warp", "ptx", "lane", "col", "registers"}
+    assert set(first) == {"cta", "index", "warp", "ptx", "lane", "col", "registers"}
     assert first == {
+        "cta": 0,
         "index": 1,
         "warp": 0,
         "ptx": "tcgen05.ld.sync.aligned.16x128b.x4.b32 {r0, r1, r2, r3, r4, r5, r6, r7}, [taddr+0x00100000];",
@@ -70,7 +74,7 @@ def test_json_document(capsys: pytest.CaptureFixture[str]) -> None:
     oracle = holders("16x128b", 64, 4, "bf16", "packed", 4)
     assert len(doc["cells"]) == 128 * 64
     for c in doc["cells"]:
-        assert list(c) == ["warp", "thread", "instruction", "reg", "half", "m", "n", "lane", "col"]
+        assert list(c) == ["cta", "warp", "thread", "instruction", "reg", "half", "m", "n", "lane", "col"]
         assert oracle[(c["m"], c["n"])] == (
             c["warp"],
             c["thread"],
@@ -87,8 +91,8 @@ def test_json_document(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_csv_and_filters(capsys: pytest.CaptureFixture[str]) -> None:
     rows = list(csv.reader(io.StringIO(ok(capsys, *DONE_WHEN, "--m-row", "3", "-f", "csv"))))
-    assert rows[0] == ["warp", "thread", "instruction", "reg", "half", "m", "n", "lane", "col"]
-    assert len(rows) == 1 + 256 and {r[5] for r in rows[1:]} == {"3"} and {r[4] for r in rows[1:]} == {""}
+    assert rows[0] == ["cta", "warp", "thread", "instruction", "reg", "half", "m", "n", "lane", "col"]
+    assert len(rows) == 1 + 256 and {r[6] for r in rows[1:]} == {"3"} and {r[5] for r in rows[1:]} == {""}
     column = json.loads(ok(capsys, *DONE_WHEN, "--n-col", "9", "-f", "json"))
     assert len(column["cells"]) == 128 and {c["n"] for c in column["cells"]} == {9}
 
@@ -124,7 +128,11 @@ def test_summaries_say_the_split(capsys: pytest.CaptureFixture[str], plain_termi
         (("--n", "1024", "--shape", "32x32b"), "but Tensor Memory has columns 0..511"),
         (("--n", "63", "--shape", "32x32b", "--dtype", "bf16"), "a 16-bit tile needs an even N"),
         (("--n", "64", "--shape", "32x32b", "--warps", "2"), "--warps must be 4 or 8"),
-        (("--n", "64", "--shape", "32x32b", "--m", "64"), "only M=128 tiles are supported"),
+        (("--n", "64", "--shape", "32x32b", "--m", "64"), "(half the data path), so .32x32b would also read"),
+        (
+            ("--n", "64", "--shape", "32x32b", "--m", "256"),
+            "no data-path layout for M=256 with .cta_group::1",
+        ),
         (("--n", "64", "--shape", "16x256b.x4"), "--shape takes a bare shape"),
         (("--n", "64", "--shape", "16x265b"), "unknown shape '16x265b'"),
         (("--n", "64", "--shape", "32x32b", "--dtype", "e4m3"), "unknown dtype 'e4m3'"),

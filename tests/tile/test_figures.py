@@ -75,10 +75,17 @@ def test_thread_highlight_dims_the_rest(catalog: Catalog) -> None:
 
 def test_gallery_entries(catalog: Catalog) -> None:
     entries = {e.name: e for e in gallery_entries(catalog)}
-    assert list(entries) == ["tile.128x64.f32.16x256b", "tile.128x128.bf16.32x32b"]
+    assert list(entries) == [
+        "tile.128x64.f32.16x256b",
+        "tile.128x128.bf16.32x32b",
+        "tile.64x32.f32.16x32bx2.F",
+        "tile.32x64.f32.32x32b.G",
+    ]
+    assert len(entries["tile.64x32.f32.16x32bx2.F"].build().boxes) == 64 * 32
     assert entries["tile.128x64.f32.16x256b"].instruction == "`tcgen05.ld.sync.aligned.16x256b.x8.b32`"
     assert entries["tile.128x128.bf16.32x32b"].instruction == "`tcgen05.ld.sync.aligned.32x32b.x64.b32`"
-    assert len(entries["tile.128x64.f32.16x256b"].build().boxes) == 128 * 64
+    (panel,) = entries["tile.128x64.f32.16x256b"].build().panels  # 8192 elements: the schematic
+    assert panel.fields[0].size == 128 * 64 and not panel.boxes
 
 
 def test_figure_tile_writes_an_svg_with_tooltips(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -106,3 +113,35 @@ def test_figure_tile_refusals(
     capsys: pytest.CaptureFixture[str], args: tuple[str, ...], message: str
 ) -> None:
     assert message in bad(capsys, "figure", *args, "-o", "x.svg")
+
+
+def test_big_tiles_are_schematics_within_budget(tmp_path: Path) -> None:
+    """P13 targets for a 128 x 256 tile: PNG <= 1 MB, SVG/HTML <= 2 MB; the field holds every element's
+    holder (as the tile's own elements say), the frames cover D exactly once per access."""
+    import tmemviz
+
+    for args in ({}, {"m": 256, "cta_group": 2}, {"m": 64, "lane_offset": 16}, {"m": 32, "ws": True}):
+        m_total = int(args.get("m", 128))  # type: ignore[call-overload]
+        doc = tmemviz.tile(n=256, shape="16x256b" if m_total != 64 else "16x32bx2", **args)
+        spec = doc.figure("auto")
+        (panel,) = spec.panels
+        (field,) = panel.fields
+        assert (field.rows, field.cols) == (m_total, 256)
+        for e in elements(doc.subject)[::97]:
+            record = field.record(e.m * 256 + e.n)
+            assert record["thread"] == e.thread and record["reg"] == e.reg and record["cta"] == e.cta
+            assert record["lane"] == e.lane and record["warp"] == e.warp
+        thin = [o for o in panel.outlines if o.width < 1]
+        area = sum(o.w * o.h for o in thin)
+        assert area == m_total * 256
+        assert len(thin) <= 64 and "Samples: D[0][0] = " in spec.caption
+    doc = tmemviz.tile(n=256, shape="16x256b")
+    for suffix, limit in (("png", 1 << 20), ("svg", 2 << 20), ("html", 2 << 20)):
+        path = doc.save(tmp_path / f"t.{suffix}")
+        assert path.stat().st_size <= limit
+    picked = tmemviz.tile(n=256, shape="16x256b", thread=5, warp=2)
+    (field,) = picked.figure("auto").panels[0].fields
+    lit = [i for i, c in enumerate(field.colors) if c < 8]
+    assert lit and all(field.record(i)["thread"] == 5 and field.record(i)["warp"] == 2 for i in lit)
+    full = doc.figure("all")
+    assert sum(len(p.boxes) for p in full.panels) == 128 * 256

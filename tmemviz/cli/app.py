@@ -46,6 +46,7 @@ COMMANDS: dict[str, str] = {
     "explain": "tmemviz.cli.explain",
     "ptx": "tmemviz.cli.code",
     "tile": "tmemviz.cli.tile",
+    "datapath": "tmemviz.cli.datapath",
     "shift": "tmemviz.cli.shift",
     "scales": "tmemviz.cli.scales",
     "figure": "tmemviz.cli.figure",

@@ -68,6 +68,17 @@ def shift_names(ctx: Any, incomplete: str) -> list[str]:
     return _matching(names, incomplete)
 
 
+def datapath_names(ctx: Any, incomplete: str) -> list[str]:
+    """The data-path layout letters (``layouts/datapath``, and the user's)."""
+    from tmemviz.datapath.shapes import KIND as DATAPATH
+
+    try:
+        names = [p.name for p in catalog(_layouts(ctx)).shapes(DATAPATH)]
+    except TmemvizError:
+        return []
+    return [n for n in names if n.lower().startswith(incomplete.lower())]
+
+
 def any_names(ctx: Any, incomplete: str) -> list[str]:
     """Every family's names (``ptx`` takes any)."""
     return ldst_names(ctx, incomplete) + cp_names(ctx, incomplete) + shift_names(ctx, incomplete)

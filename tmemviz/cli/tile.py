@@ -26,7 +26,27 @@ class View(str, Enum):
     grid = "grid"
 
 
-TileMOpt = Annotated[int, Option("--m", help="Rows of D (M); 128 (cta_group::1).")]
+TileMOpt = Annotated[
+    int,
+    Option(
+        "--m",
+        help="The MMA's M: 32 (.ws), 64, 128, or 256 (--cta-group 2); with the rest it picks layout A-G.",
+    ),
+]
+CtaGroupOpt = Annotated[
+    int,
+    Option("--cta-group", help="1, or 2: a CTA pair's MMA, each CTA holding M/2 rows of D in its own TMEM."),
+]
+WsOpt = Annotated[bool, Option("--ws", help="D of a weight-stationary tcgen05.mma.ws (layouts E, G; D).")]
+SparseOpt = Annotated[
+    bool, Option("--sparse", help="D of tcgen05.mma.sp (sparse A; layout C with --cta-group 2).")
+]
+LaneOffsetOpt = Annotated[
+    Optional[int],
+    Option(
+        "--lane-offset", help="Half the data path (layouts C, F): D in lanes +0..15 or +16..31 of each band."
+    ),
+]
 TileNOpt = Annotated[Optional[int], Option("--n", help="Columns of D (N), in elements.", show_default=False)]
 TileShapeOpt = Annotated[
     Optional[str],
@@ -51,6 +71,10 @@ def tile(
     n: TileNOpt = None,
     shape: TileShapeOpt = None,
     m: TileMOpt = 128,
+    cta_group: CtaGroupOpt = 1,
+    ws: WsOpt = False,
+    sparse: SparseOpt = False,
+    lane_offset: LaneOffsetOpt = None,
     num: TileNumOpt = None,
     warps: WarpsOpt = 4,
     dtype: TileDtypeOpt = "f32",
@@ -79,6 +103,10 @@ def tile(
         m=m,
         n=n,
         shape=shape,
+        cta_group=cta_group,
+        ws=ws,
+        sparse=sparse,
+        lane_offset=lane_offset,
         num=num,
         warps=warps,
         dtype=dtype,

@@ -107,27 +107,24 @@ def place(path: DataPath, n_total: int, m: int, n: int, offset: int = 0) -> Plac
     return Place(cta, r + path.rows * part, col)
 
 
-def columns(path: DataPath, n_total: int) -> int:
-    """TMEM columns D occupies in each CTA (a folded layout uses N/parts)."""
-    return n_total // path.parts if path.placement == "folded" else n_total
+def unplace(
+    path: DataPath, n_total: int, cta: int, lane: int, col: int, offset: int = 0
+) -> tuple[int, int] | None:
+    """The (m, n) of D held at ``lane``/``col`` (column in elements from D's first) of CTA ``cta``, or None.
 
-
-def band_rows(path: DataPath, warp: int, offset: int = 0) -> tuple[tuple[int, int], tuple[int, int]] | None:
-    """What warp ``warp % 4`` reads in each CTA: (first, last) row of the CTA's rows, and column part.
-
-    Returns ``((row_first, row_last), (part, parts))``, or None if its band holds no D.
+    The inverse of :func:`place`:
 
     >>> from tmemviz.datapath.shapes import shipped_path
-    >>> band_rows(shipped_path("B"), 3)
-    ((32, 63), (1, 2))
-    >>> band_rows(shipped_path("F"), 2)
-    ((32, 47), (0, 1))
+    >>> unplace(shipped_path("B"), 256, 1, 70, 72), unplace(shipped_path("F"), 64, 0, 33, 3, offset=16)
+    ((70, 200), None)
     """
-    w = warp % 4
     if path.placement == "full":
-        return (32 * w, 32 * w + 31), (0, 1)
+        return cta * path.rows + lane, col
     if path.placement == "half":
-        return (HALF_LANES * w, HALF_LANES * w + HALF_LANES - 1), (0, 1)
-    first = 32 * w
-    part, r0 = divmod(first, path.rows)
-    return (r0, r0 + 31), (part, path.parts)
+        band, i = divmod(lane, 32)
+        i -= offset
+        if not 0 <= i < HALF_LANES:
+            return None
+        return cta * path.rows + HALF_LANES * band + i, col
+    part, r = divmod(lane, path.rows)
+    return cta * path.rows + r, part * (n_total // path.parts) + col

@@ -196,6 +196,9 @@ def resolve_idesc(value: str | int | None, kind: str | None, fields: dict[str, o
     >>> resolve_idesc(None, "f16", {"m": "128", "n": "128", "a_type": "f16", "b_type": "f16"}).value
     136314896
     """
+    unknown = [k for k in fields if k not in FIELD_OPTIONS]
+    if unknown:
+        raise TmemvizError(f"idesc has no field '{unknown[0]}'; its fields are {', '.join(FIELD_OPTIONS)}")
     given = {k: v for k, v in fields.items() if v is not None}
     if kind is None:
         raise TmemvizError(

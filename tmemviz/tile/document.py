@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from tmemviz.draw.document import Document, Record
 from tmemviz.ldst.shapes import Shape
 from tmemviz.tile import answers
@@ -38,27 +40,38 @@ def tile_document(
         raise TmemvizError(
             f"--warp must be 0..{tile.warps - 1} for a tile loaded by {tile.warps} warps, got {warp}"
         )
-    every = elements(tile)
-    items: tuple[Element, ...] = tuple(
-        e for e in every if (m_row is None or e.m == m_row) and (n_col is None or e.n == n_col)
-    )
+
+    @cache
+    def every() -> tuple[Element, ...]:
+        return elements(tile)
+
+    @cache
+    def picked_items() -> tuple[Element, ...]:
+        return tuple(
+            e for e in every() if (m_row is None or e.m == m_row) and (n_col is None or e.n == n_col)
+        )
+
     picked = m_row is not None or n_col is not None
 
     def figure(detail: str):
+        from tmemviz.tile.schematic import tile_schematic, wants_schematic
+
+        if wants_schematic(tile, detail):
+            return tile_schematic(tile, thread=thread, warp=warp, title=title)
         from tmemviz.tile.figures import tile_spec
 
-        return tile_spec(tile, every, thread=thread, warp=warp, title=title)
+        return tile_spec(tile, every(), thread=thread, warp=warp, title=title)
 
     def grid(width: int):
         from tmemviz.tile import views
 
-        return views.grid_view(tile, items, width)
+        return views.grid_view(tile, picked_items(), width)
 
     def summary(width: int):
         from tmemviz.tile import views
-        from tmemviz.tile.layout import compare
+        from tmemviz.tile.contiguity import compare
 
-        return views.summary_view(tile, items, compare(shapes, tile))
+        return views.summary_view(tile, picked_items(), compare(shapes, tile))
 
     def which(m: int, n: int) -> Record:
         return Record(answers.cell_record(element_at(tile, m, n)))
@@ -69,11 +82,12 @@ def tile_document(
         header=answers.header(tile),
         lists=lambda: (
             ("instructions", answers.instruction_records(tile)),
-            ("cells", [answers.cell_record(e) for e in items]),
+            ("cells", [answers.cell_record(e) for e in picked_items()]),
         ),
-        csv=lambda: (answers.CSV_HEADER, answers.csv_rows(items)),
+        csv=lambda: (answers.CSV_HEADER, answers.csv_rows(picked_items())),
         views={"grid": grid, "summary": summary} if picked else {"summary": summary, "grid": grid},
         figure=figure,
+        notes=answers.notes(tile),
         subject=tile,
         which_of=which,
     )

@@ -12,7 +12,7 @@ from tmemviz.catalog import Catalog
 from tmemviz.draw.palette import thread_color
 from tmemviz.draw.spec import CHAR_IN, Box, FigureSpec, GalleryEntry, Note, Outline, Panel, chunk_columns
 from tmemviz.ldst.shapes import KIND as LDST
-from tmemviz.tile.answers import describe, layout_phrase, n_ranges, short_statement
+from tmemviz.tile.answers import describe, layout_phrase, m_range, n_ranges, short_statement
 from tmemviz.tile.layout import Element, Tile, elements, make_tile
 from tmemviz.tile.views import HALF_SUFFIX
 from tmemviz.tmem import span_text
@@ -114,7 +114,7 @@ def tile_spec(
                 y_ticks=tuple((row_of[m] + 0.5, str(m)) for m in rows),
                 outlines=outlines,
                 notes=notes,
-                y_label="m (TMEM lane)",
+                y_label="m (TMEM lane)" if tile.layout == "D" else "m",
                 margin_right_in=WARP_MARGIN_IN,
             )
         )
@@ -141,8 +141,7 @@ def _frames(
     outlines: list[Outline] = []
     warp_spans: dict[int, list[tuple[int, int, int, int]]] = {}
     for issued in tile.issued:
-        first, last = issued.ins.lane_range()
-        m0, m1 = first - tile.base[0], last - tile.base[0]
+        m0, m1 = m_range(tile, issued)
         for a, b in n_ranges(tile, issued):
             a, b = max(a, lo), min(b, hi)
             if a > b:
@@ -150,36 +149,49 @@ def _frames(
             outlines.append(
                 Outline(a - lo, row_of[m0], b - a + 1, m1 - m0 + 1, INSTRUCTION_LINE, INSTRUCTION_COLOR)
             )
-            warp_spans.setdefault(issued.warp, []).append((m0, m1, a, b))
+            warp_spans.setdefault((issued.cta, issued.warp), []).append((m0, m1, a, b))
     notes: list[Note] = []
     beside: dict[float, list[str]] = {}
-    for w, spans in sorted(warp_spans.items()):
+    for (cta, w), spans in sorted(warp_spans.items()):
+        name = f"CTA {cta} warp {w}" if tile.cta_group == 2 else f"warp {w}"
+        # A warp's part of D is one rectangle (a folded layout's band is one part of N).
         m0, m1 = min(s[0] for s in spans), max(s[1] for s in spans)
         a, b = min(s[2] for s in spans), max(s[3] for s in spans)
         outlines.append(Outline(a - lo, row_of[m0], b - a + 1, m1 - m0 + 1, WARP_LINE))
-        beside.setdefault((row_of[m0] + row_of[m1] + 1) / 2, []).append(f"warp {w}")
+        beside.setdefault((row_of[m0] + row_of[m1] + 1) / 2, []).append(name)
     for y, names in beside.items():
         notes.append(Note(hi - lo + 1.3, y, ", ".join(names), 7.0, "left"))
     return tuple(outlines), tuple(notes)
 
 
-GALLERY = (("16x256b", 64, "f32"), ("32x32b", 128, "bf16"))
-"""The epilogue tiles the gallery draws: (shape, N, dtype), M = 128, 4 warps, default .num."""
+GALLERY = (
+    ("16x256b", 64, "f32", {}),
+    ("32x32b", 128, "bf16", {}),
+    ("16x32bx2", 32, "f32", {"m": 64}),
+    ("32x32b", 64, "f32", {"m": 32, "ws": True}),
+)
+"""The epilogue tiles the gallery draws: (shape, N, dtype, MMA), 4 warps, default .num; the MMA
+defaults to M = 128, .cta_group::1 (layout D); M = 64 is layout F, M = 32 with .ws layout G."""
 
 
 def gallery_entries(catalog: Catalog) -> list[GalleryEntry]:
-    """A 128 x 64 f32 tile loaded with .16x256b, and a 128 x 128 bf16 tile with .32x32b."""
+    """128 x 64 f32 with .16x256b, 128 x 128 bf16 with .32x32b, and layouts F and G."""
+    from tmemviz.datapath.shapes import KIND as DATAPATH
+
     out: list[GalleryEntry] = []
-    for name, n, dtype in GALLERY:
+    for name, n, dtype, mma in GALLERY:
         shape = catalog.get(LDST, name)
-        tile = make_tile(shape, n, dtype=dtype)
+        tile = make_tile(shape, n, dtype=dtype, paths=catalog.shapes(DATAPATH), **mma)  # type: ignore[arg-type]
         figure = f"after Figure {shape.ptx_figure}" if shape.ptx_figure is not None else "-"
         note = f"{tile.m} x {n} {dtype} accumulator, 4 warps, {len(tile.issued_by(0))} instructions per warp"
         if tile.storage == "packed":
             note += ", two elements per TMEM column"
+        suffix = "" if tile.layout == "D" else f".{tile.layout}"
+        if tile.layout != "D":
+            note += f", data-path layout {tile.layout}"
         out.append(
             GalleryEntry(
-                f"tile.{tile.m}x{n}.{dtype}.{name}",
+                f"tile.{tile.m}x{n}.{dtype}.{name}{suffix}",
                 f"`{tile.mnemonic}`",
                 figure,
                 note,
@@ -190,4 +202,9 @@ def gallery_entries(catalog: Catalog) -> list[GalleryEntry]:
 
 
 def _gallery_spec(tile: Tile) -> FigureSpec:
+    """As ``-o`` draws it by default: labelled up to the label limit, else the schematic."""
+    from tmemviz.tile.schematic import tile_schematic, wants_schematic
+
+    if wants_schematic(tile, "auto"):
+        return tile_schematic(tile)
     return tile_spec(tile, elements(tile))

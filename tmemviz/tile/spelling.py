@@ -1,8 +1,9 @@
-"""Tile options as users type them: the shape, ``.num``, warps, dtype, storage and taddr."""
+"""Tile options as users type them: the MMA (M, cta_group, .ws, sparse), shape, ``.num``, warps, dtype ..."""
 
 from __future__ import annotations
 
 from tmemviz.catalog import Catalog
+from tmemviz.datapath.shapes import KIND as DATAPATH
 from tmemviz.errors import TmemvizError
 from tmemviz.ldst.shapes import KIND as LDST
 from tmemviz.ldst.spelling import parse_num
@@ -36,6 +37,10 @@ def resolve_tile(
     dtype: str = "f32",
     storage: str | None = None,
     taddr: str | None = None,
+    cta_group: int = 1,
+    sparse: bool = False,
+    ws: bool = False,
+    lane_offset: int | None = None,
 ) -> Tile:
     """The tile the options describe; ``shape`` is a bare ld/st shape name (``16x256b``, ``16dp256b``)."""
     name = shape.strip()
@@ -54,4 +59,9 @@ def resolve_tile(
         dtype=parse_dtype(dtype),
         storage=storage.strip().lower() if storage is not None else None,
         taddr=parse_taddr(taddr) if taddr is not None else None,
+        cta_group=cta_group,
+        sparse=sparse,
+        ws=ws,
+        lane_offset=lane_offset,
+        paths=catalog.shapes(DATAPATH),
     )

@@ -7,8 +7,17 @@ from __future__ import annotations
 
 from tmemviz.draw.palette import thread_color
 from tmemviz.draw.table import BOLD, DIM, ITALIC, Cell, Column, Styled, Table, View, on
-from tmemviz.tile.answers import n_ranges, plan_lines, ranges_text, short_statement, taddr_operand
-from tmemviz.tile.layout import Element, Tile, runs
+from tmemviz.tile.answers import (
+    layout_phrase,
+    m_range,
+    n_ranges,
+    plan_lines,
+    ranges_text,
+    short_statement,
+    taddr_operand,
+)
+from tmemviz.tile.contiguity import runs
+from tmemviz.tile.layout import Element, Tile
 from tmemviz.tmem import span_text
 
 HALF_SUFFIX = {None: "", 0: ".lo", 1: ".hi"}
@@ -27,12 +36,14 @@ def summary_view(tile: Tile, items: tuple[Element, ...], by_shape: list[tuple[st
         Column("i", justify="right"),
         Column("lanes", no_wrap=True),
         Column("TMEM columns", no_wrap=True),
+        Column("m of D", no_wrap=True),
         Column("n of D", no_wrap=True),
         Column("taddr operand", no_wrap=True),
     )
     rows = []
-    for issued in tile.issued:
+    for issued in (i for i in tile.issued if i.cta == 0):
         lo, hi = issued.ins.lane_range()
+        m_lo, m_hi = m_range(tile, issued)
         cols = ", ".join(f"{a}..{b}" for a, b in issued.ins.column_ranges())
         rows.append(
             (
@@ -40,6 +51,7 @@ def summary_view(tile: Tile, items: tuple[Element, ...], by_shape: list[tuple[st
                 f"i{issued.index}",
                 f"{lo}..{hi}",
                 cols,
+                f"{m_lo}..{m_hi}",
                 ranges_text(n_ranges(tile, issued)),
                 taddr_operand(tile, issued),
             )
@@ -90,7 +102,8 @@ def grid_view(tile: Tile, items: tuple[Element, ...], width: int) -> View:
         parts.append(Table(tuple(columns), tuple(rows), title=title, show_edge=False))
     parts.append(
         Styled(
-            f"D[m][n] -> warp w, thread T, instruction i, register r ({tile.mnemonic}; TMEM lane = m); "
+            f"D[m][n] -> warp w, thread T, instruction i, register r ({tile.mnemonic}; "
+            f"{layout_phrase(tile)}); "
             "'tmemviz tile ... --view summary' lists the instructions",
             ITALIC,
         )

@@ -1,0 +1,78 @@
+"""The ``datapath`` command: the tcgen05.mma data-path layouts A-G, and where one puts D[m][n]."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+from tmemviz.cli import complete
+from tmemviz.cli.options import (
+    Detail,
+    DetailOpt,
+    DpiOpt,
+    FormatOpt,
+    LayoutsOpt,
+    OutputOpt,
+    TitleOpt,
+    deliver,
+    show,
+)
+from tmemviz.cli.params import Argument, Option
+
+LetterArg = Annotated[
+    Optional[str],
+    Argument(
+        help="A layout letter A-G [default: the table of all seven].",
+        show_default=False,
+        autocompletion=complete.datapath_names,
+    ),
+]
+DataPathNOpt = Annotated[
+    Optional[int],
+    Option("--n", help="N of the MMA [default: 256, or the largest legal N].", show_default=False),
+]
+DataPathOffsetOpt = Annotated[
+    Optional[int], Option("--lane-offset", help="Half the data path (C, F): D's taddr lane, 0 or 16.")
+]
+
+
+def datapath(
+    letter: LetterArg = None,
+    n: DataPathNOpt = None,
+    lane_offset: DataPathOffsetOpt = None,
+    m_row: Annotated[Optional[int], Option("--m-row", help="With --n-col: where D[m][n] lives.")] = None,
+    n_col: Annotated[Optional[int], Option("--n-col", help="With --m-row: where D[m][n] lives.")] = None,
+    format: FormatOpt = None,
+    output: OutputOpt = None,
+    detail: DetailOpt = Detail.auto,
+    dpi: DpiOpt = 100,
+    title: TitleOpt = None,
+    layouts: LayoutsOpt = None,
+) -> None:
+    """The tcgen05.mma data-path layouts A-G (PTX 9.7.16.10.5): where D lives, and each warp's taddr."""
+    from tmemviz import api
+    from tmemviz.errors import TmemvizError
+
+    doc = api.datapath(letter, n=n, lane_offset=lane_offset, title=title, layouts=layouts)
+    if (m_row is None) != (n_col is None) or (m_row is not None and letter is None):
+        raise TmemvizError(
+            "--m-row and --n-col go together, with a layout letter: "
+            "'tmemviz datapath B --m-row 70 --n-col 200'"
+        )
+    if m_row is not None and n_col is not None:
+        from tmemviz.datapath.answers import where_sentence
+        from tmemviz.draw import records
+        from tmemviz.draw.document import output_format
+
+        sentence = where_sentence(doc.subject, m_row, n_col)
+        fmt = output_format(output, format.value if format else None, doc)
+        if fmt == "json":
+            deliver(records.line(dict(doc.where(m=m_row, n=n_col))), output)
+            return
+        if fmt == "txt":
+            deliver(sentence + "\n", output)
+            return
+    show(doc, format, output, detail=detail, dpi=dpi)
+
+
+COMMANDS = {"datapath": datapath}
+"""Command name -> function."""
