@@ -57,6 +57,20 @@ CORPUS = [
         "json",
     ],
     ["desc", "0x4000404000010000", "-f", "json"],
+    ["idesc", "136314896", "--kind", "f16", "-f", "json"],
+    [
+        "idesc",
+        "--kind",
+        "mxf4nvf4",
+        "--a-type",
+        "e2m1",
+        "--b-type",
+        "e2m1",
+        "--scale-type",
+        "ue4m3",
+        "--n",
+        "256",
+    ],
     ["desc", "--sbo", "1024", "--swizzle", "128B"],
     ["ptx", "16x256b", "--num", "x4", "--emit", "cccl"],
     ["ptx", "tcgen05.cp.cta_group::2.64x128b.warpx2::02_13", "--emit", "ptx"],
@@ -156,6 +170,7 @@ ANSWERS = [
     ["cp", "64x128b.warpx2::01_23", "--row", "40"],
     ["decompress", "b4x16_p64", "--hex", "1032547698badcfe", "--format", "json"],
     ["desc", "0x4000404000010000", "-f", "json"],
+    ["idesc", "136314896", "--kind", "f16", "-f", "json"],
 ]
 
 

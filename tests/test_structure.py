@@ -12,12 +12,23 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tmemviz"
-FAMILIES = ("ldst", "cp", "smem", "tile", "shift", "scales", "datapath")
-ALLOWED = {("tile", "ldst"), ("scales", "cp"), ("tile", "datapath")}
+FAMILIES = ("ldst", "cp", "smem", "tile", "shift", "scales", "datapath", "mma", "explain")
+ALLOWED = {
+    ("tile", "ldst"),
+    ("scales", "cp"),
+    ("tile", "datapath"),
+    ("explain", "ldst"),
+    ("explain", "cp"),
+    ("explain", "mma"),
+    ("explain", "shift"),
+    ("explain", "datapath"),
+}
 """Family -> family imports allowed: a tile is many ld instructions, each placed by the ldst mapper
 itself (never a copy of it), so ``tile`` builds on ``ldst``; and its D sits where the tcgen05.mma
 data-path layout (A-G) puts it, so ``tile`` builds on ``datapath``; nothing depends on ``tile``. Scale
-factors reach TMEM by tcgen05.cp, each copy placed by the cp mapper itself, so ``scales`` builds on ``cp``."""
+factors reach TMEM by tcgen05.cp, each copy placed by the cp mapper itself, so ``scales`` builds on ``cp``.
+``explain`` reads whole kernels and answers each instruction with its own family's code (ld/st, cp,
+mma's descriptor, shift, the data-path letter), never a copy; nothing depends on ``explain``."""
 PRESENTATION = ("typer", "rich", "matplotlib")
 MAX_LINES = 400
 

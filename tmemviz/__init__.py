@@ -16,11 +16,27 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.2.0"
 
-API = ("layout", "pack", "cp", "decompress", "smem", "desc", "tile", "shift", "scales", "datapath")
+API = (
+    *("layout", "pack", "cp", "decompress", "smem", "desc", "tile", "shift", "scales", "datapath"),
+    *("idesc", "explain"),
+)
 """The functions of :mod:`tmemviz.api`, one per command that shows something."""
 
 if TYPE_CHECKING:
-    from tmemviz.api import cp, datapath, decompress, desc, layout, pack, scales, shift, smem, tile
+    from tmemviz.api import (
+        cp,
+        datapath,
+        decompress,
+        desc,
+        explain,
+        idesc,
+        layout,
+        pack,
+        scales,
+        shift,
+        smem,
+        tile,
+    )
     from tmemviz.draw.document import Document, Record
     from tmemviz.errors import TmemvizError
 
@@ -33,6 +49,8 @@ __all__ = [
     "datapath",
     "decompress",
     "desc",
+    "explain",
+    "idesc",
     "layout",
     "pack",
     "scales",
@@ -42,7 +60,7 @@ __all__ = [
 ]
 
 
-FAMILY_PACKAGES = ("cp", "smem", "tile", "shift", "scales", "datapath")
+FAMILY_PACKAGES = ("cp", "smem", "tile", "shift", "scales", "datapath", "explain")
 """API functions named like a family's folder: the package itself answers the call (:mod:`tmemviz.entry`)."""
 
 

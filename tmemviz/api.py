@@ -318,6 +318,28 @@ def tile(
     )
 
 
+def idesc(value: Union[int, str, None] = None, kind: Optional[str] = None, **fields: Any) -> Document:
+    """Decode a tcgen05.mma instruction descriptor of ``kind``, or encode one from ``fields`` (``tmemviz
+    idesc``): d_type, a_type, b_type, a_major, b_major, negate_a, negate_b, m, n, sparse, sparse_id,
+    saturate, max_shift, sfa_id, sfb_id, scale_type, k."""
+    from tmemviz.mma.document import idesc_document
+    from tmemviz.mma.spelling import resolve_idesc
+
+    return idesc_document(resolve_idesc(value, kind, fields))
+
+
+def explain(
+    files: Sequence[PathLike] = (), text: Optional[str] = None, layouts: Optional[Sequence[PathLike]] = None
+) -> Document:
+    """Every tcgen05 instruction of whole PTX modules (``tmemviz explain``); ``files`` are streamed
+    (``-`` is stdin), ``text`` is PTX given as a string."""
+    from tmemviz.explain.source import explain_sources
+
+    return explain_sources(
+        [files] if isinstance(files, (str, os.PathLike)) else files, text, catalog(layouts)
+    )
+
+
 def datapath(
     letter: Optional[str] = None,
     n: Optional[int] = None,

@@ -237,3 +237,35 @@ def _sync_directory(directory: Path) -> None:
         pass  # some file systems (and Windows) refuse fsync on a directory
     finally:
         os.close(fd)
+
+
+def text_lines(path: str | os.PathLike[str]) -> Any:
+    """The lines of a text file (``-`` is stdin), streamed; a binary or non-UTF-8 file is one error.
+
+    Files of any size are read line by line, never whole.
+    """
+    import io
+
+    name = os.fspath(path)
+    if name == "-":
+        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="strict", newline=None)
+        label = "standard input"
+    else:
+        try:
+            stream = open(name, encoding="utf-8", errors="strict", newline=None)  # noqa: SIM115
+        except OSError as exc:
+            raise TmemvizError(f"cannot read {name}: {exc.strerror or exc}") from None
+        label = name
+    number = 0
+    try:
+        with stream:
+            for number, line in enumerate(stream, 1):
+                if "\0" in line:
+                    raise TmemvizError(
+                        f"{label} is not a text file (a NUL byte on line {number}); give PTX text"
+                    )
+                yield line
+    except UnicodeDecodeError:
+        raise TmemvizError(f"{label} is not UTF-8 text (after line {number}); give PTX text") from None
+    except IsADirectoryError:
+        raise TmemvizError(f"{label} is a directory; give a PTX file") from None

@@ -130,3 +130,49 @@ def test_cp_line_with_guard_and_column_immediate() -> None:
     assert len(moved) == len(base)
     assert [c["col"] for c in moved] == [c["col"] + 32 for c in base]
     assert any("%r1" in n for n in doc.notes)
+
+
+def test_emitted_lines_keep_the_immediate_and_assemble(ptxas: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """What `tmemviz ptx` prints for compiler lines with guards and immediates assembles for sm_100a."""
+    from ptxas_run import assemble_lines
+
+    lines = [
+        TRITON_ST,
+        "@!%p2 tcgen05.ld.sync.aligned.16x64b.x8.b32 {%r3, %r4, %r5, %r6, %r7, %r8, %r9, %r10},"
+        " [%r2+0x100000];",
+        "tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r3, %r4}, [ %r2 + 128 ];",
+        "tcgen05.ld.sync.aligned.16x32bx2.x2.b32 {%r3, %r4}, [%r2 + 1048584], 2;",
+    ]
+    emitted = [tmemviz.layout(line).subject.statement("%r2") for line in lines]
+    assert "[%r2 + 1048576]" in emitted[0] and "[%r2 + 1048576]" in emitted[1]
+    assert "[%r2 + 128]" in emitted[2] and "[%r2 + 1048584], 2" in emitted[3]
+    head = [".version 8.8", ".target sm_100a", ".address_size 64", ".visible .entry k(.param .u32 p)", "{",
+            "  .reg .b32 %r<300>;", "  .reg .b32 r<300>;", "  ld.param.u32 %r2, [p];"]  # fmt: skip
+    body = [f"  {s}" for s in emitted]
+    where = {len(head) + 1 + i: s for i, s in enumerate(emitted)}
+    status, rejected = assemble_lines(ptxas, tmp_path, [*head, *body, "  ret;", "}"], where)
+    assert (status, rejected) == (0, {})
+
+
+def test_guarded_cp_line_in_ptx_keeps_its_immediate(ptxas: str, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from ptxas_run import assemble_lines
+
+    code, out, _ = run(
+        capsys, "ptx", "@%p1 tcgen05.cp.cta_group::1.128x256b [%r1 + 32], %rd4;", "--emit", "ptx"
+    )
+    assert code == 0 and out.strip() == "tcgen05.cp.cta_group::1.128x256b [%r0 + 32], %rd0;"
+    head = [".version 8.8", ".target sm_100a", ".address_size 64", ".visible .entry k(.param .u32 p)", "{",
+            "  .reg .b32 %r<4>;", "  .reg .b64 %rd<4>;", "  ld.param.u32 %r0, [p];"]  # fmt: skip
+    status, rejected = assemble_lines(ptxas, tmp_path, [*head, f"  {out.strip()}", "  ret;", "}"], {9: out})
+    assert (status, rejected) == (0, {})
+
+
+def test_cuda_and_cccl_with_the_immediate_compile(nvcc: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The CUDA wrapper and the cuda::ptx call of compiler lines with immediates compile with nvcc."""
+    from compile_run import compile_cuda
+    from ldst.test_dialects import cccl_source, cuda_source
+
+    lines = [TRITON_ST, "tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r3, %r4}, [%r2 + 0x200080];"]
+    instructions = [tmemviz.layout(line).subject for line in lines]
+    assert compile_cuda(nvcc, tmp_path, cuda_source(instructions)) == ""
+    assert compile_cuda(nvcc, tmp_path, cccl_source(instructions)) == ""

@@ -42,6 +42,8 @@ COMMANDS: dict[str, str] = {
     "decompress": "tmemviz.cli.cp",
     "smem": "tmemviz.cli.smem",
     "desc": "tmemviz.cli.smem",
+    "idesc": "tmemviz.cli.mma",
+    "explain": "tmemviz.cli.explain",
     "ptx": "tmemviz.cli.code",
     "tile": "tmemviz.cli.tile",
     "datapath": "tmemviz.cli.datapath",

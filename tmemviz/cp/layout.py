@@ -84,7 +84,9 @@ class Copy:
 
     def statement(self, taddr_operand: str = "taddr", desc_operand: str = "sdesc") -> str:
         """A complete PTX statement (what ptxas would assemble)."""
-        return f"{self.mnemonic} [{taddr_operand}], {desc_operand};"
+        imm = (self.offset[0] << 16) | self.offset[1]  # PTX 9.7.16.2: lane in bits 31:16
+        address = f"{taddr_operand} + {imm}" if imm else taddr_operand
+        return f"{self.mnemonic} [{address}], {desc_operand};"
 
     @property
     def origin(self) -> tuple[int, int]:

@@ -114,10 +114,12 @@ def cccl(ins: Instruction) -> Code:
     pack = ("_pack_16b" if ins.op == "ld" else "_unpack_16b") if ins.pack else ""
     name = f"cuda::ptx::tcgen05_{ins.op}_{ins.shape.name}{pack}"
     imm = f"cuda::ptx::n32_t<{ins.split_offset}>{{}}" if ins.split_offset is not None else None
+    offset = (ins.offset[0] << 16) | ins.offset[1]
+    taddr = f"taddr + {offset}" if offset else "taddr"  # the line's address immediate (PTX 9.7.16.2)
     if ins.op == "ld":
-        args = ["r", "taddr"] + ([imm] if imm else [])
+        args = ["r", taddr] + ([imm] if imm else [])
     else:
-        args = ["taddr"] + ([imm] if imm else []) + ["r"]
+        args = [taddr] + ([imm] if imm else []) + ["r"]
     notes = (
         f"r is uint32_t r[{ins.registers_per_thread}]: the array length picks .x{ins.num}",
         "the CCCL of CUDA 13.0 emits tcgen05.ld/st only for sm_100a and sm_101a",
@@ -170,6 +172,10 @@ def cutlass(ins: Instruction) -> Code:
     notes = (
         (f"immHalfSplitoff {ins.split_offset}, fixed by the atom",) if ins.split_offset is not None else ()
     )
+    if ins.offset != (0, 0):
+        lane, col = ins.offset
+        notes += (f"the atom takes a TMEM address: add the line's immediate {(lane << 16) | col} "
+                  f"(lane +{lane}, column +{col}) to it",)  # fmt: skip
     return Code("cutlass", f"SM100_TMEM_{kind}_{alias}{ins.num}x{'_16b' if ins.pack else ''}", notes)
 
 

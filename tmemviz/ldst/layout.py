@@ -143,7 +143,8 @@ class Instruction:
                 f"{self.qualifiers} needs {self.registers_per_thread} registers, got {len(names)}"
             )
         braced = "{" + ", ".join(names) + "}"
-        address = f"[{taddr_operand}]"
+        imm = (self.offset[0] << 16) | self.offset[1]
+        address = f"[{taddr_operand} + {imm}]" if imm else f"[{taddr_operand}]"  # PTX 9.7.16.2: lane << 16
         if self.split_offset is not None:
             address += f", {self.split_offset}"
         if self.red is not None:

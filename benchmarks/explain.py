@@ -1,0 +1,127 @@
+"""``tmemviz explain`` on big modules: streaming a module with no tcgen05, and ~200 compiled kernels.
+
+Usage: python benchmarks/explain.py [--runs N] [--check]
+
+Two modules are generated into a temporary directory:
+
+* 1,000,000 lines of ordinary PTX (integer and float arithmetic, global loads and stores, labels and
+  branches across 100 functions) and no tcgen05 instruction;
+* about 200 kernels built from the real Triton output in ``tests/explain/fixtures`` (their function
+  bodies joined two or three to a kernel, entries renamed): about 180,000 lines and 470,000 register
+  cells in the JSON.
+
+Each is explained by the installed CLI in a subprocess (``tmemviz explain FILE -f json``, output
+discarded), best of ``--runs``. Targets: the first < 3 s, the second < 2.5 s. ``--check`` exits 1 when
+a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "explain" / "fixtures"
+PLAIN_TARGET_S = 3.0
+KERNELS_TARGET_S = 2.5
+HEADER = ".version 9.0\n.target sm_103a\n.address_size 64\n\n"
+
+
+def plain_module(path: Path, lines: int = 1_000_000, functions: int = 100) -> None:
+    """``lines`` lines of tcgen05-free PTX in ``functions`` entries."""
+    body_lines = lines // functions - 6
+    pattern = [
+        "\tadd.s32 \t%r{a}, %r{b}, {k};",
+        "\tmul.lo.s32 \t%r{b}, %r{a}, %r{c};",
+        "\tld.global.b32 \t%r{c}, [%rd{a}+{k}];",
+        "\tfma.rn.f32 \t%f{a}, %f{b}, %f{c}, %f{a};",
+        "\tst.global.b32 \t[%rd{b}+{k}], %r{a};",
+        "\tsetp.lt.s32 \t%p1, %r{a}, {k};",
+        "\tmov.b32 \t%r{a}, {k};",
+        "\t@%p1 bra \t$L__BB{f}_{k};",
+        "$L__BB{f}_{k}:",
+    ]
+    with path.open("w") as out:
+        out.write(HEADER)
+        for f in range(functions):
+            out.write(f".visible .entry plain_{f}(\n\t.param .u64 p\n)\n{{\n")
+            for i in range(body_lines):
+                line = pattern[i % len(pattern)]
+                out.write(line.format(a=i % 50, b=(i + 7) % 50, c=(i + 13) % 50, k=i, f=f))
+                out.write("\n")
+            out.write("\tret;\n}\n")
+
+
+def _body(text: str) -> str:
+    """The first .entry's body (from its opening brace to the end), without the module header."""
+    start = text.index(".visible .entry")
+    brace = text.index("{", start)
+    return text[brace:].rstrip()
+
+
+def kernels_module(path: Path, kernels: int = 200) -> tuple[int, int]:
+    """``kernels`` entries, each two or three fixture bodies in one; returns (lines, register cells)."""
+    names = ["triton_mma_epilogue.ptx", "triton_st_16x64b.ptx", "triton_ld_red_sm103a.ptx"]
+    bodies = [_body((FIXTURES / n).read_text()) for n in names]
+    with path.open("w") as out:
+        out.write(HEADER)
+        for k in range(kernels):
+            parts = [bodies[k % 3], bodies[(k + 1) % 3]] + ([bodies[(k + 2) % 3]] if k % 3 == 0 else [])
+            out.write(f".visible .entry kernel_{k}(\n\t.param .u64 p\n)\n{{\n")
+            for part in parts:
+                out.write(part.strip()[1:-1])  # the body without its braces, so one kernel holds them all
+                out.write("\n")
+            out.write("}\n")
+    text = subprocess.run(
+        [sys.executable, "-m", "tmemviz", "explain", str(path), "-f", "json"],
+        capture_output=True, text=True, check=True, cwd=REPO,
+    ).stdout  # fmt: skip
+    data = json.loads(text)
+    cells = sum(len(i.get("cells", ())) for f in data["files"] for i in f["instructions"])
+    return sum(1 for _ in path.open()), cells
+
+
+def best(command: list[str], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(command, stdout=subprocess.DEVNULL, check=True, cwd=REPO)
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+    script = Path(sys.executable).with_name("tmemviz")
+    cli = [str(script)] if script.exists() else [sys.executable, "-m", "tmemviz"]
+    missed = False
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = Path(tmp) / "plain.ptx"
+        plain_module(plain)
+        t = best([*cli, "explain", str(plain), "-f", "json"], args.runs)
+        ok = t < PLAIN_TARGET_S
+        missed |= not ok
+        verdict = "ok" if ok else "MISSED"
+        print(f"1,000,000 lines, no tcgen05:        {t:6.2f} s  (target < {PLAIN_TARGET_S} s) {verdict}")
+        big = Path(tmp) / "kernels.ptx"
+        lines, cells = kernels_module(big)
+        t = best([*cli, "explain", str(big), "-f", "json"], args.runs)
+        ok = t < KERNELS_TARGET_S
+        missed |= not ok
+        print(
+            f"200 kernels, {lines:,} lines, {cells:,} cells: {t:6.2f} s  (target < {KERNELS_TARGET_S} s) "
+            f"{'ok' if ok else 'MISSED'}"
+        )
+    return 1 if args.check and missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""tcgen05.mma: the instruction descriptor and the spelling of tcgen05.mma lines."""
