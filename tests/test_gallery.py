@@ -222,7 +222,7 @@ def test_index_names_each_figure_and_its_instruction(catalog: Catalog) -> None:
             assert f"layout {letter} |" in row and "Figures 2" in row
             continue
         if name in SCALES_NAMES:
-            operand, kind, sf_vec, _, _, scale_vec = SCALES_NAMES[name]
+            _, kind, _, _, _, scale_vec = SCALES_NAMES[name]
             assert "32x128b.warpx4` ->" in row and f"kind::{kind}.block_scale.scale_vec::{scale_vec}" in row
             continue
         if name == "pack":
