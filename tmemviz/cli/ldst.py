@@ -157,10 +157,15 @@ BatchOpt = Annotated[
 def which(
     shape: ShapeArg,
     lane: Annotated[
-        Optional[int], Option("--lane", help="TMEM lane (taddr-relative unless --taddr).")
+        Optional[int],
+        Option(
+            "--lane",
+            help="TMEM lane (relative to taddr, or to a PTX line's base register; absolute with --taddr).",
+        ),
     ] = None,
     col: Annotated[
-        Optional[int], Option("--col", help="TMEM 32-bit column (taddr-relative unless --taddr).")
+        Optional[int],
+        Option("--col", help="TMEM 32-bit column (relative like --lane; absolute with --taddr)."),
     ] = None,
     num: NumOpt = None,
     half: Annotated[
