@@ -211,44 +211,19 @@ def desc(
     lbo_mode: Union[int, str, None] = None,
 ) -> Document:
     """Decode a tcgen05 shared-memory descriptor, or encode one from its fields (``tmemviz desc``)."""
-    from tmemviz.catalog import load_catalog
-    from tmemviz.errors import TmemvizError
-    from tmemviz.smem.descriptor import decode, encode
     from tmemviz.smem.document import descriptor_document
-    from tmemviz.smem.spelling import parse_descriptor, parse_lbo_mode, swizzle_name
-    from tmemviz.values import parse_int
+    from tmemviz.smem.spelling import resolve_descriptor
 
-    fields = {
-        "--start-address": start_address,
-        "--lbo": lbo,
-        "--sbo": sbo,
-        "--swizzle": swizzle,
-        "--base-offset": base_offset,
-        "--lbo-mode": lbo_mode,
-    }
-    given = [name for name, v in fields.items() if v is not None]
-    if value is not None and given:
-        raise TmemvizError(f"give either a descriptor to decode or fields to encode, not both ({given[0]})")
-    if value is not None:
-        return descriptor_document(decode(parse_descriptor(_text(value) or "")))
-    if sbo is None or swizzle is None:
-        raise TmemvizError(
-            "give a descriptor to decode (tmemviz desc 0x...) or, to encode one, --sbo and --swizzle"
-        )
-    _, name = swizzle_name(load_catalog(), swizzle)
-    notes = ()
-    if lbo is None:
-        notes = ("LBO not given: encoded 1 (16 bytes), what CUTLASS puts in a field the layout does not use",)
-    start = parse_int(_text(start_address), "--start-address") if start_address is not None else 0
-    encoded = encode(
-        start,
-        parse_int(_text(lbo), "--lbo") if lbo is not None else None,
-        parse_int(_text(sbo), "--sbo"),
-        name,
-        base_offset if base_offset is not None else 0,
-        parse_lbo_mode(_text(lbo_mode)) if lbo_mode is not None else 0,
+    found, notes = resolve_descriptor(
+        _text(value),
+        start_address=_text(start_address),
+        lbo=_text(lbo),
+        sbo=_text(sbo),
+        swizzle=swizzle,
+        base_offset=base_offset,
+        lbo_mode=_text(lbo_mode),
     )
-    return descriptor_document(decode(encoded), notes)
+    return descriptor_document(found, notes)
 
 
 def shift(
@@ -318,13 +293,35 @@ def tile(
     )
 
 
-def idesc(value: Union[int, str, None] = None, kind: Optional[str] = None, **fields: Any) -> Document:
-    """Decode a tcgen05.mma instruction descriptor of ``kind``, or encode one from ``fields`` (``tmemviz
-    idesc``): d_type, a_type, b_type, a_major, b_major, negate_a, negate_b, m, n, sparse, sparse_id,
-    saturate, max_shift, sfa_id, sfb_id, scale_type, k."""
+def idesc(
+    value: Union[int, str, None] = None,
+    kind: Optional[str] = None,
+    d_type: Optional[str] = None,
+    a_type: Optional[str] = None,
+    b_type: Optional[str] = None,
+    a_major: Optional[str] = None,
+    b_major: Optional[str] = None,
+    negate_a: Union[bool, str, None] = None,
+    negate_b: Union[bool, str, None] = None,
+    m: Union[int, str, None] = None,
+    n: Union[int, str, None] = None,
+    sparse: Union[bool, str, None] = None,
+    sparse_id: Union[int, str, None] = None,
+    saturate: Union[bool, str, None] = None,
+    max_shift: Union[int, str, None] = None,
+    sfa_id: Union[int, str, None] = None,
+    sfb_id: Union[int, str, None] = None,
+    scale_type: Optional[str] = None,
+    k: Union[int, str, None] = None,
+) -> Document:
+    """Decode a tcgen05.mma instruction descriptor of ``kind``, or encode one from its fields
+    (``tmemviz idesc``; ``None`` leaves a field at its default)."""
     from tmemviz.mma.document import idesc_document
     from tmemviz.mma.spelling import resolve_idesc
 
+    fields = dict(locals())
+    for name in ("value", "kind", "idesc_document", "resolve_idesc"):
+        fields.pop(name)
     return idesc_document(resolve_idesc(value, kind, fields))
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from tmemviz.catalog import Catalog
+from tmemviz.catalog import Catalog, load_catalog
 from tmemviz.errors import TmemvizError
-from tmemviz.smem.descriptor import BASE32B
+from tmemviz.smem.descriptor import BASE32B, Descriptor, decode, encode
 from tmemviz.smem.layout import DTYPE_BITS, SmemLayout, canonical, dense_tile
 from tmemviz.smem.shapes import KIND, MAJORS, Swizzle
 from tmemviz.values import parse_int
@@ -235,3 +235,50 @@ def parse_lbo_mode(text: str) -> int:
     if key not in modes:
         raise TmemvizError(f"--lbo-mode must be relative (0) or absolute (1), got '{text}'")
     return modes[key]
+
+
+def resolve_descriptor(
+    value: str | None,
+    *,
+    start_address: str | None = None,
+    lbo: str | None = None,
+    sbo: str | None = None,
+    swizzle: str | None = None,
+    base_offset: int | None = None,
+    lbo_mode: str | None = None,
+) -> tuple[Descriptor, tuple[str, ...]]:
+    """The descriptor ``value`` decodes to, or the one the fields encode, with its notes.
+
+    >>> resolve_descriptor(None, sbo="1024", swizzle="128B")[0].to_record()["hex"]
+    '0x4000404000010000'
+    """
+    fields = {
+        "--start-address": start_address,
+        "--lbo": lbo,
+        "--sbo": sbo,
+        "--swizzle": swizzle,
+        "--base-offset": base_offset,
+        "--lbo-mode": lbo_mode,
+    }
+    given = [name for name, v in fields.items() if v is not None]
+    if value is not None and given:
+        raise TmemvizError(f"give either a descriptor to decode or fields to encode, not both ({given[0]})")
+    if value is not None:
+        return decode(parse_descriptor(value)), ()
+    if sbo is None or swizzle is None:
+        raise TmemvizError(
+            "give a descriptor to decode (tmemviz desc 0x...) or, to encode one, --sbo and --swizzle"
+        )
+    _, name = swizzle_name(load_catalog(), swizzle)
+    notes: tuple[str, ...] = ()
+    if lbo is None:
+        notes = ("LBO not given: encoded 1 (16 bytes), what CUTLASS puts in a field the layout does not use",)
+    encoded = encode(
+        parse_int(start_address, "--start-address") if start_address is not None else 0,
+        parse_int(lbo, "--lbo") if lbo is not None else None,
+        parse_int(sbo, "--sbo"),
+        name,
+        base_offset if base_offset is not None else 0,
+        parse_lbo_mode(lbo_mode) if lbo_mode is not None else 0,
+    )
+    return decode(encoded), notes
