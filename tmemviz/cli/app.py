@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 APP_SETTINGS: dict[str, Any] = {
     "name": "tmemviz",
     "help": (
-        "Exact data layouts of Blackwell Tensor Memory instructions "
-        "(tcgen05.ld / tcgen05.st / tcgen05.cp, with decompression / tcgen05.shift)."
+        "Exact data layouts of Blackwell Tensor Memory: tcgen05.ld/st/cp/shift, shared-memory operands, "
+        "whole accumulators and their tcgen05.mma data-path layouts, block-scale factors, and whole PTX "
+        "modules explained. Every showing command writes -o FILE.png/.svg/.html/.json/.csv/.txt."
     ),
     "no_args_is_help": True,
     "add_completion": True,

@@ -82,7 +82,7 @@ def figure(
     format: FormatOpt = None,
     dpi: DpiOpt = 100,
 ) -> None:
-    """Draw a layout as PNG, SVG or an interactive HTML page in the style of the PTX ISA figures."""
+    """PTX Figure 193 (pack/unpack); other figures: COMMAND ... -o FILE.png/.svg/.html (forwarded here)."""
     from tmemviz import api
 
     word = kind.strip().lower()
