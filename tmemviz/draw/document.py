@@ -69,6 +69,9 @@ class Document:
     header: Mapping[str, Any]
     lists: Callable[[], Lists] = lambda: ()
     main: str = "cells"
+    nested: Optional[str] = None
+    """A list inside each record of ``main`` written one element per line in JSON too (explain's
+    ``instructions`` inside each file), so big documents stay greppable."""
     csv: Optional[Callable[[], tuple[Sequence[str], Iterable[Sequence[Any]]]]] = None
     views: Mapping[str, Callable[[int], View]] = field(default_factory=dict)
     figure: Optional[Callable[[str], FigureSpec]] = None
@@ -235,7 +238,7 @@ def json_text(doc: Document) -> str:
     lists = list(doc.lists())
     if not lists:
         return line(dict(doc.header))
-    return document(doc.header, lists)
+    return document(doc.header, lists, doc.nested)
 
 
 def figure_spec(doc: Document, detail: str = "auto") -> FigureSpec:

@@ -12,8 +12,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 
-def document(header: Mapping[str, Any], lists: Sequence[tuple[str, Iterable[Any]]]) -> str:
+def document(
+    header: Mapping[str, Any], lists: Sequence[tuple[str, Iterable[Any]]], nested: str | None = None
+) -> str:
     """``header``'s fields one per line, then each named list with one item per line.
+
+    ``nested`` names a list inside each item (a file's ``instructions``) that is written one
+    element per line too, so a document of big items stays greppable.
 
     >>> print(document({"a": 1}, [("cells", [{"x": 0}, {"x": 1}])]), end="")
     {
@@ -23,12 +28,33 @@ def document(header: Mapping[str, Any], lists: Sequence[tuple[str, Iterable[Any]
       {"x": 1}
      ]
     }
+    >>> print(document({}, [("files", [{"p": "k", "ins": [1, 2], "n": 0}])], nested="ins"), end="")
+    {
+     "files": [
+      {"p": "k", "ins": [
+       1,
+       2
+      ], "n": 0}
+     ]
+    }
     """
     import json  # imported on use: a one-line text answer should not pay for it
 
+    def item_text(item: Any) -> str:
+        if nested is None or not isinstance(item, Mapping) or nested not in item:
+            return f"  {json.dumps(item)}"
+        fields = []
+        for k, v in item.items():
+            if k == nested:
+                inner = ",\n".join(f"   {json.dumps(x)}" for x in v)
+                fields.append(f"{json.dumps(k)}: [\n{inner}\n  ]" if v else f"{json.dumps(k)}: []")
+            else:
+                fields.append(f"{json.dumps(k)}: {json.dumps(v)}")
+        return "  {" + ", ".join(fields) + "}"
+
     parts = [f" {json.dumps(k)}: {json.dumps(v)}" for k, v in header.items()]
     for key, items in lists:
-        body = ",\n".join(f"  {json.dumps(item)}" for item in items)
+        body = ",\n".join(item_text(item) for item in items)
         parts.append(f" {json.dumps(key)}: [\n" + body + "\n ]")
     return "{\n" + ",\n".join(parts) + "\n}\n"
 

@@ -42,6 +42,7 @@ def explain_document(modules: Sequence[Module]) -> Document:
         header={},
         lists=lambda: (("files", files),),
         main="files",
+        nested="instructions",
         csv=csv,
         views={"instructions": table},
         notes=NOTES,
