@@ -95,13 +95,13 @@ class Document:
     def which(self, **coordinates: Any) -> Record:
         """The record at these coordinates, e.g. ``which(lane=9, col=5)`` (what holds this cell)."""
         if self.which_of is None:
-            raise TmemvizError(f"a {self.kind} result has no which(); look in .cells")
+            raise TmemvizError(f"{_a(self.kind)} result has no which(); look in .cells")
         return self.which_of(**coordinates)
 
     def where(self, **coordinates: Any) -> Record:
         """The record of this owner, e.g. ``where(thread=6, reg=3)`` (where does it go)."""
         if self.where_of is None:
-            raise TmemvizError(f"a {self.kind} result has no where(); look in .cells")
+            raise TmemvizError(f"{_a(self.kind)} result has no where(); look in .cells")
         return self.where_of(**coordinates)
 
     def to_json(self) -> str:
@@ -185,7 +185,7 @@ def check_available(doc: Document, fmt: str) -> None:
     """Refuse a format the result cannot be written in, naming those it can."""
     have = [f for f in SUFFIXES if available(doc, f)]
     if fmt not in have:
-        raise TmemvizError(f"a {doc.kind} result has no {_what(fmt)}; write it as {_listed(have)}")
+        raise TmemvizError(f"{_a(doc.kind)} result has no {_what(fmt)}; write it as {_listed(have)}")
 
 
 def available(doc: Document, fmt: str) -> bool:
@@ -196,6 +196,15 @@ def available(doc: Document, fmt: str) -> bool:
     if fmt == "txt":
         return bool(doc.views)
     return True
+
+
+def _a(kind: str) -> str:
+    """``a cp``, ``an explain``: the article a result's kind takes.
+
+    >>> _a("tile"), _a("idesc")
+    ('a tile', 'an idesc')
+    """
+    return f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind}"
 
 
 def _what(fmt: str) -> str:
@@ -265,7 +274,7 @@ def view_names(doc: Document) -> tuple[str, ...]:
 
 def pick_view(doc: Document, view: Optional[str]) -> Callable[[int], View]:
     if not doc.views:
-        raise TmemvizError(f"a {doc.kind} result has no table; write it as json")
+        raise TmemvizError(f"{_a(doc.kind)} result has no table; write it as json")
     name = view or next(iter(doc.views))
     if name not in doc.views:
         raise TmemvizError(f"unknown view '{name}'; use {_listed(list(doc.views))}")
