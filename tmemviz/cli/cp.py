@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 from tmemviz.cli import complete
 from tmemviz.cli.options import (
+    CtaOpt,
     Detail,
     DetailOpt,
     DpiOpt,
@@ -61,7 +62,7 @@ def cp(
     ] = None,
     lane: Annotated[Optional[int], Option("--lane", help="Which source row/word fills this lane?")] = None,
     col: Annotated[Optional[int], Option("--col", help="With --lane: the TMEM column.")] = None,
-    cta: Annotated[int, Option("--cta", help="With --lane: 0 = this CTA, 1 = the peer.")] = 0,
+    cta: CtaOpt = 0,
     format: FormatOpt = None,
     output: OutputOpt = None,
     detail: DetailOpt = Detail.auto,

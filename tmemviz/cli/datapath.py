@@ -10,7 +10,10 @@ from tmemviz.cli.options import (
     DetailOpt,
     DpiOpt,
     FormatOpt,
+    LaneOffsetOpt,
     LayoutsOpt,
+    MRowOpt,
+    NColOpt,
     OutputOpt,
     TitleOpt,
     deliver,
@@ -30,17 +33,14 @@ DataPathNOpt = Annotated[
     Optional[int],
     Option("--n", help="N of the MMA [default: 256, or the largest legal N].", show_default=False),
 ]
-DataPathOffsetOpt = Annotated[
-    Optional[int], Option("--lane-offset", help="Half the data path (C, F): D's taddr lane, 0 or 16.")
-]
 
 
 def datapath(
     letter: LetterArg = None,
     n: DataPathNOpt = None,
-    lane_offset: DataPathOffsetOpt = None,
-    m_row: Annotated[Optional[int], Option("--m-row", help="With --n-col: where D[m][n] lives.")] = None,
-    n_col: Annotated[Optional[int], Option("--n-col", help="With --m-row: where D[m][n] lives.")] = None,
+    lane_offset: LaneOffsetOpt = None,
+    m_row: MRowOpt = None,
+    n_col: NColOpt = None,
     format: FormatOpt = None,
     output: OutputOpt = None,
     detail: DetailOpt = Detail.auto,

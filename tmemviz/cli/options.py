@@ -55,8 +55,29 @@ class Detail(str, Enum):
 
 TaddrOpt = Annotated[
     Optional[str],
-    Option("--taddr", help="taddr as LANE,COL or a 0x address; coordinates become absolute."),
+    Option(
+        "--taddr",
+        help="taddr as LANE,COL or a 0x address (for a PTX line: its base register's value, the line's "
+        "immediate added); coordinates become absolute.",
+    ),
 ]
+CtaOpt = Annotated[int, Option("--cta", help="With --lane: 0 = this CTA, 1 = the peer.")]
+MmaCtaGroupOpt = Annotated[
+    int,
+    Option(
+        "--cta-group",
+        help="1, or 2: a CTA pair's tcgen05.mma, each CTA holding its own rows (of D, of A's scale "
+        "factors) in its own TMEM.",
+    ),
+]
+LaneOffsetOpt = Annotated[
+    Optional[int],
+    Option(
+        "--lane-offset", help="Half the data path (layouts C, F): D in lanes +0..15 or +16..31 of each band."
+    ),
+]
+MRowOpt = Annotated[Optional[int], Option("--m-row", help="Ask about row m of D (with --n-col: D[m][n]).")]
+NColOpt = Annotated[Optional[int], Option("--n-col", help="Ask about column n of D (with --m-row: D[m][n]).")]
 LayoutsOpt = Annotated[
     Optional[list[Path]],
     Option("--layouts", metavar="DIR", help="Extra shape files (*.yaml); also $TMEMVIZ_LAYOUTS."),

@@ -11,6 +11,7 @@ from tmemviz.cli.options import (
     DpiOpt,
     FormatOpt,
     LayoutsOpt,
+    MmaCtaGroupOpt,
     OutputOpt,
     TitleOpt,
     deliver,
@@ -39,9 +40,7 @@ def scales(
         Optional[int],
         Option("--k", help="K of the tile whose scale factors are loaded together.", show_default=False),
     ] = None,
-    cta_group: Annotated[
-        int, Option("--cta-group", help="1 or 2 (.cta_group::N of the MMA and the copies).")
-    ] = 1,
+    cta_group: MmaCtaGroupOpt = 1,
     kind: Annotated[
         Optional[str],
         Option("--kind", help="mxf8f6f4, mxf4 or mxf4nvf4 [default: mxf8f6f4 for 32, mxf4nvf4 for 16]."),

@@ -6,12 +6,14 @@ from typing import Annotated, Optional
 
 from tmemviz.cli import complete
 from tmemviz.cli.options import (
+    CtaOpt,
     Detail,
     DetailOpt,
     DpiOpt,
     FormatOpt,
     LayoutsOpt,
     OutputOpt,
+    TaddrOpt,
     TitleOpt,
     deliver,
     show,
@@ -34,24 +36,14 @@ InstructionArg = Annotated[
 ]
 
 
-ShiftTaddrOpt = Annotated[
-    Optional[str],
-    Option(
-        "--taddr",
-        help="The value of the line's taddr register, LANE,COL or a 0x address (the line's immediate is "
-        "added); coordinates become absolute.",
-    ),
-]
-
-
 def shift(
     instruction: InstructionArg,
-    taddr: ShiftTaddrOpt = None,
+    taddr: TaddrOpt = None,
     lane: Annotated[
         Optional[int],
         Option("--lane", help="Where does this lane's element go, and what does it hold after?"),
     ] = None,
-    cta: Annotated[int, Option("--cta", help="With --lane: 0 = this CTA, 1 = the peer.")] = 0,
+    cta: CtaOpt = 0,
     format: FormatOpt = None,
     output: OutputOpt = None,
     detail: DetailOpt = Detail.auto,

@@ -10,7 +10,11 @@ from tmemviz.cli.options import (
     DetailOpt,
     DpiOpt,
     FormatOpt,
+    LaneOffsetOpt,
     LayoutsOpt,
+    MmaCtaGroupOpt,
+    MRowOpt,
+    NColOpt,
     OutputOpt,
     TaddrOpt,
     TitleOpt,
@@ -33,19 +37,9 @@ TileMOpt = Annotated[
         help="The MMA's M: 32 (.ws), 64, 128, or 256 (--cta-group 2); with the rest it picks layout A-G.",
     ),
 ]
-CtaGroupOpt = Annotated[
-    int,
-    Option("--cta-group", help="1, or 2: a CTA pair's MMA, each CTA holding M/2 rows of D in its own TMEM."),
-]
 WsOpt = Annotated[bool, Option("--ws", help="D of a weight-stationary tcgen05.mma.ws (layouts E, G; D).")]
 SparseOpt = Annotated[
     bool, Option("--sparse", help="D of tcgen05.mma.sp (sparse A; layout C with --cta-group 2).")
-]
-LaneOffsetOpt = Annotated[
-    Optional[int],
-    Option(
-        "--lane-offset", help="Half the data path (layouts C, F): D in lanes +0..15 or +16..31 of each band."
-    ),
 ]
 TileNOpt = Annotated[Optional[int], Option("--n", help="Columns of D (N), in elements.", show_default=False)]
 TileShapeOpt = Annotated[
@@ -71,7 +65,7 @@ def tile(
     n: TileNOpt = None,
     shape: TileShapeOpt = None,
     m: TileMOpt = 128,
-    cta_group: CtaGroupOpt = 1,
+    cta_group: MmaCtaGroupOpt = 1,
     ws: WsOpt = False,
     sparse: SparseOpt = False,
     lane_offset: LaneOffsetOpt = None,
@@ -80,8 +74,8 @@ def tile(
     dtype: TileDtypeOpt = "f32",
     storage: StorageOpt = None,
     taddr: TaddrOpt = None,
-    m_row: Annotated[Optional[int], Option("--m-row", help="Ask about row m of D.")] = None,
-    n_col: Annotated[Optional[int], Option("--n-col", help="Ask about column n of D.")] = None,
+    m_row: MRowOpt = None,
+    n_col: NColOpt = None,
     view: Annotated[Optional[View], Option("--view", help="summary (instructions) or grid (D).")] = None,
     thread: Annotated[
         Optional[int],
