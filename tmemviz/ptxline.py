@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from tmemviz.errors import TmemvizError
+from tmemviz.tmem import lane_col
 
 _GUARD = re.compile(r"^@(!?)\s*(%?[\w$.]+)\s+")
 _INT = re.compile(r"^([+-]?)(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?$")
@@ -38,8 +39,7 @@ class Address:
         >>> Address("%r2", 1048576).lane_col, Address("%r2", 128).lane_col
         ((16, 0), (0, 128))
         """
-        value = self.offset & 0xFFFFFFFF
-        return value >> 16, value & 0xFFFF
+        return lane_col(self.offset)
 
 
 @dataclass(frozen=True)

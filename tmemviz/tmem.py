@@ -42,6 +42,29 @@ def check_inside(lane: int, col: int) -> None:
         )
 
 
+LANE_SHIFT = 16
+"""A TMEM address holds the lane in bits 31:16 and the column in bits 15:0 (PTX 9.7.16.2)."""
+
+
+def address(lane: int, col: int) -> int:
+    """The 32-bit TMEM address of (``lane``, ``col``), or of that many lanes and columns as an offset.
+
+    >>> hex(address(16, 8))
+    '0x100008'
+    """
+    return (lane << LANE_SHIFT) | col
+
+
+def lane_col(value: int) -> tuple[int, int]:
+    """(lane, column) of a TMEM address, read as 32 bits (a negative immediate wraps as ptxas adds it).
+
+    >>> lane_col(0x00200010), lane_col(1048576), lane_col(-4)
+    ((32, 16), (16, 0), (65535, 65532))
+    """
+    value &= 0xFFFFFFFF
+    return value >> LANE_SHIFT, value & 0xFFFF
+
+
 def parse_taddr(text: str) -> tuple[int, int]:
     """``LANE,COL`` or a 32-bit TMEM address (lane in bits 31:16, column in 15:0).
 
@@ -54,7 +77,7 @@ def parse_taddr(text: str) -> tuple[int, int]:
     value = parse_int(text, "--taddr (LANE,COL or a 0x address)")
     if not 0 <= value < 1 << 32:
         raise TmemvizError(f"--taddr must be a 32-bit address, got {text}")
-    return value >> 16, value & 0xFFFF
+    return lane_col(value)
 
 
 def merge_ranges(spans: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:

@@ -32,6 +32,7 @@ from tmemviz.cp.decompress import CHUNK_BYTES, Format, get_format
 from tmemviz.cp.shapes import MULTICASTS, CopyShape, Placement
 from tmemviz.errors import TmemvizError
 from tmemviz.tmem import TMEM_COLUMNS, TMEM_LANES, check_inside, merge_ranges
+from tmemviz.tmem import address as tmem_address
 
 CTA_GROUPS = (1, 2)
 DECOMPRESS_SHAPES_NOTE = (
@@ -84,7 +85,7 @@ class Copy:
 
     def statement(self, taddr_operand: str = "taddr", desc_operand: str = "sdesc") -> str:
         """A complete PTX statement (what ptxas would assemble)."""
-        imm = (self.offset[0] << 16) | self.offset[1]  # PTX 9.7.16.2: lane in bits 31:16
+        imm = tmem_address(*self.offset)
         address = f"{taddr_operand} + {imm}" if imm else taddr_operand
         return f"{self.mnemonic} [{address}], {desc_operand};"
 
@@ -112,7 +113,7 @@ class Copy:
             out.append(DECOMPRESS_SHAPES_NOTE)
         if self.base is not None or self.offset != (0, 0):
             lane, col = self.offset
-            imm = f"the address immediate {(lane << 16) | col} = lane +{lane}, column +{col}"
+            imm = f"the address immediate {tmem_address(lane, col)} = lane +{lane}, column +{col}"
             where = (
                 f"relative to the base register {self.base or 'taddr'}"
                 if self.taddr is None

@@ -14,6 +14,7 @@ from tmemviz.datapath.organization import check_n, check_offset, place
 from tmemviz.datapath.shapes import HALF_LANES, DataPath
 from tmemviz.errors import TmemvizError
 from tmemviz.tmem import WARP_LANES
+from tmemviz.tmem import address as tmem_address
 
 SPARSITY = {"dense": "dense", "sparse": "sparse", "either": "dense or sparse"}
 WS = {"yes": "yes", "no": "no", "either": "either"}
@@ -40,7 +41,7 @@ class Region:
     @property
     def taddr_offset(self) -> int:
         """What the warp adds to D's taddr to reach its first lane: lanes << 16 (PTX 9.7.16.2)."""
-        return (self.lanes[0] - self.offset) << 16
+        return tmem_address(self.lanes[0] - self.offset, 0)
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,7 @@ def where_sentence(org: Organization, m: int, n: int) -> str:
         f"D[{m}][{n}] of layout {path.name} ({mma_text(path)}, N={org.n}) is in {cta}TMEM lane {p.lane}, "
         f"column {p.col} (relative to D's taddr column); warp {p.lane // WARP_LANES} of "
         f"{'that CTA' if cta else 'the warpgroup'} reads it, at taddr + "
-        f"0x{(p.lane - org.offset) << 16 | p.col:08x}"
+        f"0x{tmem_address(p.lane - org.offset, p.col):08x}"
         + (f" (D's taddr has lane {org.offset})" if org.offset else "")
     )
 

@@ -10,6 +10,7 @@ from typing import Any
 from tmemviz.ldst.layout import Cell, Instruction, Owner, reductions
 from tmemviz.ldst.reduction import Reduced
 from tmemviz.ldst.shapes import NUMS, Shape
+from tmemviz.tmem import address as tmem_address
 from tmemviz.tmem import span_text
 
 HALF_BITS = {0: "bits 15:0", 1: "bits 31:16"}
@@ -73,9 +74,8 @@ def address_note(ins: Instruction) -> str | None:
         return None
     base = ins.base or "taddr"
     lane, col = ins.offset
-    imm = (
-        f"the address immediate {(lane << 16) | col} = lane +{lane}, column +{col} (imm >> 16, imm & 0xFFFF)"
-    )
+    value = tmem_address(lane, col)
+    imm = f"the address immediate {value} = lane +{lane}, column +{col} (imm >> 16, imm & 0xFFFF)"
     if ins.taddr is None:
         return f"lanes and columns are relative to the base register {base}; {imm} is applied"
     return (

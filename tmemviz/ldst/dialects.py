@@ -27,6 +27,7 @@ import re
 
 from tmemviz.code import Code, asm_operands, asm_string
 from tmemviz.ldst.layout import Instruction
+from tmemviz.tmem import address as tmem_address
 
 PTX_TARGET = "assembles with ptxas -arch=sm_100a (PTX ISA .version 8.6 or later)"
 RED_TARGET = "tcgen05.ld.red assembles for sm_103a (.version 8.8 or later), not for sm_100a"
@@ -114,7 +115,7 @@ def cccl(ins: Instruction) -> Code:
     pack = ("_pack_16b" if ins.op == "ld" else "_unpack_16b") if ins.pack else ""
     name = f"cuda::ptx::tcgen05_{ins.op}_{ins.shape.name}{pack}"
     imm = f"cuda::ptx::n32_t<{ins.split_offset}>{{}}" if ins.split_offset is not None else None
-    offset = (ins.offset[0] << 16) | ins.offset[1]
+    offset = tmem_address(*ins.offset)
     taddr = f"taddr + {offset}" if offset else "taddr"  # the line's address immediate (PTX 9.7.16.2)
     if ins.op == "ld":
         args = ["r", taddr] + ([imm] if imm else [])
@@ -174,7 +175,7 @@ def cutlass(ins: Instruction) -> Code:
     )
     if ins.offset != (0, 0):
         lane, col = ins.offset
-        notes += (f"the atom takes a TMEM address: add the line's immediate {(lane << 16) | col} "
+        notes += (f"the atom takes a TMEM address: add the line's immediate {tmem_address(lane, col)} "
                   f"(lane +{lane}, column +{col}) to it",)  # fmt: skip
     return Code("cutlass", f"SM100_TMEM_{kind}_{alias}{ins.num}x{'_16b' if ins.pack else ''}", notes)
 

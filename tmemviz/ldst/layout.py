@@ -39,6 +39,7 @@ from tmemviz.errors import TmemvizError
 from tmemviz.ldst.reduction import Reduced, Reduction, check_reduction
 from tmemviz.ldst.shapes import NUMS, Shape
 from tmemviz.tmem import THREADS, TMEM_COLUMNS, TMEM_LANES, WARP_LANES, check_inside, merge_ranges
+from tmemviz.tmem import address as tmem_address
 
 OPS = ("ld", "st")
 
@@ -143,8 +144,8 @@ class Instruction:
                 f"{self.qualifiers} needs {self.registers_per_thread} registers, got {len(names)}"
             )
         braced = "{" + ", ".join(names) + "}"
-        imm = (self.offset[0] << 16) | self.offset[1]
-        address = f"[{taddr_operand} + {imm}]" if imm else f"[{taddr_operand}]"  # PTX 9.7.16.2: lane << 16
+        imm = tmem_address(*self.offset)
+        address = f"[{taddr_operand} + {imm}]" if imm else f"[{taddr_operand}]"
         if self.split_offset is not None:
             address += f", {self.split_offset}"
         if self.red is not None:

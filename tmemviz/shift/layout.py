@@ -27,11 +27,9 @@ from typing import NamedTuple
 
 from tmemviz.errors import TmemvizError
 from tmemviz.shift.shapes import ShiftShape
-from tmemviz.tmem import TMEM_COLUMNS, TMEM_LANES, check_inside
+from tmemviz.tmem import TMEM_COLUMNS, TMEM_LANES, address, check_inside, lane_col
 
 CTA_GROUPS = (1, 2)
-LANE_SHIFT = 16
-"""A TMEM address holds the lane in bits 31:16 and the column in bits 15:0 (PTX 9.7.16.2)."""
 
 FIRST_ROW_NOTE = (
     "the PTX text does not say what the first row (lane {lane}) holds after the shift; "
@@ -72,8 +70,7 @@ class Address:
         >>> Address("%r2", 0x200008).offset
         (32, 8)
         """
-        value = self.immediate & 0xFFFFFFFF
-        return value >> LANE_SHIFT, value & 0xFFFF
+        return lane_col(self.immediate)
 
     def plus(self, base: tuple[int, int]) -> tuple[int, int]:
         """The (lane, column) of ``base`` + the immediate, added as 32-bit addresses.
@@ -81,8 +78,7 @@ class Address:
         >>> Address("%r2", -4).plus((32, 8)), Address("%r2", 0xFFF8).plus((32, 8))
         ((32, 4), (33, 0))
         """
-        value = ((base[0] << LANE_SHIFT | base[1]) + self.immediate) & 0xFFFFFFFF
-        return value >> LANE_SHIFT, value & 0xFFFF
+        return lane_col(address(*base) + self.immediate)
 
     @property
     def name(self) -> str:

@@ -49,6 +49,7 @@ from tmemviz.ldst.layout import cells, which
 from tmemviz.ldst.shapes import Shape
 from tmemviz.tile.plan import Issued, make_plan
 from tmemviz.tmem import TMEM_COLUMNS, WARP_LANES
+from tmemviz.tmem import address as tmem_address
 
 DTYPE_BITS = {"f32": 32, "f16": 16, "bf16": 16}
 """Element types of D and their widths."""
@@ -162,7 +163,7 @@ class Tile:
     def offset(self, issued: Issued) -> int:
         """The instruction's taddr minus the tile's: lane in bits 31:16, column in bits 15:0."""
         lane, col = issued.taddr
-        return ((lane - self.base[0]) << 16) | (col - self.base[1])
+        return tmem_address(lane - self.base[0], col - self.base[1])
 
 
 def make_tile(
