@@ -50,9 +50,9 @@ def ptx(
 ) -> None:
     """Write one instruction as PTX, CUDA inline asm, cuda::ptx, CUTLASS, CuTe DSL or Gluon code."""
     found = catalog(layouts)
-    from tmemviz.shift.spelling import names_shift
+    from tmemviz.ptxline import is_instruction
 
-    if names_shift(shape):
+    if is_instruction(shape, "tcgen05.shift"):  # the shift family loads only for a shift line
         given = {
             "--num": num,
             "--pack": pack or None,

@@ -13,7 +13,6 @@ The family decides *what* (records, tables, boxes); this module and ``draw`` dec
 
 from __future__ import annotations
 
-import html
 import io
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -301,6 +300,8 @@ def notebook_html(doc: Document, detail: str = "auto") -> str:
     The page runs in an ``<iframe srcdoc>`` so its own Content-Security-Policy and script apply
     inside the frame only: nothing loads from the network and nothing touches the notebook.
     """
+    import html  # only a notebook pays for it
+
     if doc.figure is None:
         return f"<pre>{html.escape(plain_text(doc, width=100))}</pre>"
     from tmemviz.draw.geometry import place
