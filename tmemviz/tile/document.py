@@ -5,9 +5,11 @@ from __future__ import annotations
 from functools import cache
 
 from tmemviz.draw.document import Document, Record
+from tmemviz.errors import TmemvizError
 from tmemviz.ldst.shapes import Shape
 from tmemviz.tile import answers
 from tmemviz.tile.layout import Element, Tile, element_at, elements
+from tmemviz.tmem import THREADS
 
 
 def tile_document(
@@ -30,13 +32,11 @@ def tile_document(
         element_at(tile, m_row, 0)  # a clear error for a row outside D
     if n_col is not None:
         element_at(tile, 0, n_col)
-    if thread is not None and not 0 <= thread < 32:
-        from tmemviz.errors import TmemvizError
-
-        raise TmemvizError(f"--thread must be 0..31 (the thread's lane id in its warp), got {thread}")
+    if thread is not None and not 0 <= thread < THREADS:
+        raise TmemvizError(
+            f"--thread must be 0..{THREADS - 1} (the thread's lane id in its warp), got {thread}"
+        )
     if warp is not None and not 0 <= warp < tile.warps:
-        from tmemviz.errors import TmemvizError
-
         raise TmemvizError(
             f"--warp must be 0..{tile.warps - 1} for a tile loaded by {tile.warps} warps, got {warp}"
         )
