@@ -105,8 +105,8 @@ def time_in_process(repeats: int) -> tuple[list[float], list[float], int]:
     sys.path.insert(0, str(REPO))
     from tmemviz.catalog import load_catalog
     from tmemviz.cli.options import KINDS
-    from tmemviz.ldst import layout as mapper
-    from tmemviz.ldst.shapes import KIND as LDST
+    from tmemviz.families.ldst import layout as mapper
+    from tmemviz.families.ldst.shapes import KIND as LDST
 
     catalog_times = _repeat(lambda: load_catalog((), KINDS), repeats)
     catalog = load_catalog((), KINDS)
@@ -125,8 +125,8 @@ def time_copies(repeats: int) -> tuple[list[float], int]:
     """All tcgen05.cp landings: every shape x multicast x CTA group (x3 decompression)."""
     from tmemviz.catalog import load_catalog
     from tmemviz.cli.options import KINDS
-    from tmemviz.cp import layout as mapper_cp
-    from tmemviz.cp.shapes import KIND as CP
+    from tmemviz.families.cp import layout as mapper_cp
+    from tmemviz.families.cp.shapes import KIND as CP
 
     catalog = load_catalog((), KINDS)
     copies = [

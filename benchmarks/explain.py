@@ -6,7 +6,7 @@ Two modules are generated into a temporary directory:
 
 * 1,000,000 lines of ordinary PTX (integer and float arithmetic, global loads and stores, labels and
   branches across 100 functions) and no tcgen05 instruction;
-* about 200 kernels built from the real Triton output in ``tests/explain/fixtures`` (their function
+* about 200 kernels built from the real Triton output in ``tests/kernels`` (their function
   bodies joined two or three to a kernel, entries renamed): about 180,000 lines and 470,000 register
   cells in the JSON.
 
@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO / "tests" / "explain" / "fixtures"
+FIXTURES = REPO / "tests" / "kernels"
 PLAIN_TARGET_S = 3.0
 KERNELS_TARGET_S = 2.5
 HEADER = ".version 9.0\n.target sm_103a\n.address_size 64\n\n"

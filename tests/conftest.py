@@ -27,9 +27,9 @@ from ldst.oracle import combinations
 
 from tmemviz.catalog import Catalog, load_catalog
 from tmemviz.cli.options import KINDS
-from tmemviz.ldst.layout import Instruction, make_instruction
-from tmemviz.ldst.shapes import KIND as LDST
-from tmemviz.ldst.shapes import Shape
+from tmemviz.families.ldst.layout import Instruction, make_instruction
+from tmemviz.families.ldst.shapes import KIND as LDST
+from tmemviz.families.ldst.shapes import Shape
 
 Combo = tuple[str, int, bool]
 

@@ -206,3 +206,17 @@ def test_records_read_as_attributes_and_say_what_they_have() -> None:
     assert (cell.thread, cell.lane) == (cell["thread"], cell["lane"])
     with pytest.raises(AttributeError, match="has no field 'bogus'"):
         _ = cell.bogus
+
+
+def test_importing_a_family_leaves_the_api_function_in_place() -> None:
+    """The families live in tmemviz/families/, so loading one never rebinds ``tmemviz.cp``."""
+    import tmemviz.families.cp.layout
+    from tmemviz import api
+
+    assert tmemviz.cp is api.cp and tmemviz.explain is api.explain and callable(tmemviz.tile)
+
+
+def test_dir_lists_the_documented_api() -> None:
+    shown = dir(tmemviz)
+    for name in tmemviz.__all__:
+        assert name in shown, name

@@ -11,7 +11,7 @@ import pytest
 from tmemviz import gallery
 from tmemviz.catalog import Catalog
 from tmemviz.cli import main
-from tmemviz.ldst.shapes import KIND as LDST
+from tmemviz.families.ldst.shapes import KIND as LDST
 
 REPO = Path(__file__).resolve().parents[1]
 COMMITTED = REPO / "gallery"

@@ -23,18 +23,18 @@ import pytest
 from cli_run import bad, ok
 
 from tmemviz.catalog import Catalog
-from tmemviz.cp.decompress import FORMATS, TYPES
-from tmemviz.cp.figures import copy_spec, decompress_spec
-from tmemviz.cp.layout import landings, make_copy
-from tmemviz.cp.shapes import KIND as CP
 from tmemviz.draw.geometry import place
 from tmemviz.draw.html import Link, how_text, page, search_hint
 from tmemviz.draw.spec import Box, FigureSpec, Panel
-from tmemviz.ldst import layout as mapper
-from tmemviz.ldst.figures import layout_spec, pack_spec
-from tmemviz.ldst.shapes import KIND as LDST
-from tmemviz.smem.examples import ptx_figure
-from tmemviz.smem.figures import layout_spec as smem_spec
+from tmemviz.families.cp.decompress import FORMATS, TYPES
+from tmemviz.families.cp.figures import copy_spec, decompress_spec
+from tmemviz.families.cp.layout import landings, make_copy
+from tmemviz.families.cp.shapes import KIND as CP
+from tmemviz.families.ldst import layout as mapper
+from tmemviz.families.ldst.figures import layout_spec, pack_spec
+from tmemviz.families.ldst.shapes import KIND as LDST
+from tmemviz.families.smem.examples import ptx_figure
+from tmemviz.families.smem.figures import layout_spec as smem_spec
 
 REPO = Path(__file__).resolve().parents[1]
 PT = 72.0

@@ -60,16 +60,13 @@ __all__ = [
 ]
 
 
-FAMILY_PACKAGES = ("cp", "smem", "tile", "shift", "scales", "datapath", "explain")
-"""API functions named like a family's folder: the package itself answers the call (:mod:`tmemviz.entry`)."""
+def __dir__() -> list[str]:
+    """What ``dir(tmemviz)`` and tab completion offer: the documented API, not only what is loaded."""
+    return sorted({*globals(), *__all__})
 
 
 def __getattr__(name: str) -> Any:
     """Load the API (and its types) on first use, not at ``import tmemviz``."""
-    if name in FAMILY_PACKAGES:
-        import importlib
-
-        return importlib.import_module(f"tmemviz.{name}")
     if name in API:
         from tmemviz import api
 

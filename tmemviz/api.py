@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 from tmemviz.catalog import ShapeKind
-from tmemviz.cp.shapes import KIND as CP
-from tmemviz.ldst.shapes import KIND as LDST
+from tmemviz.families.cp.shapes import KIND as CP
+from tmemviz.families.ldst.shapes import KIND as LDST
 
 if TYPE_CHECKING:
     from tmemviz.catalog import Catalog
@@ -81,8 +81,8 @@ def layout(
 
     ``op`` is ``"ld"`` or ``"st"`` (default: ld, or what ``shape`` says when it is a PTX line).
     """
-    from tmemviz.ldst.document import layout_document
-    from tmemviz.ldst.spelling import parse_threads, resolve
+    from tmemviz.families.ldst.document import layout_document
+    from tmemviz.families.ldst.spelling import parse_threads, resolve
 
     ins = resolve(
         catalog(layouts),
@@ -107,7 +107,7 @@ def layout(
 def pack(op: str = "ld") -> Document:
     """PTX Figure 193: how ``.pack::16b`` (op ``ld``) or ``.unpack::16b`` (``st``) pair 16-bit halves."""
     from tmemviz.errors import TmemvizError
-    from tmemviz.ldst.document import pack_document
+    from tmemviz.families.ldst.document import pack_document
 
     if op not in ("ld", "st"):
         raise TmemvizError(f"op must be ld (.pack::16b) or st (.unpack::16b), got '{op}'")
@@ -125,8 +125,8 @@ def cp(
     layouts: Optional[Sequence[PathLike]] = None,
 ) -> Document:
     """One tcgen05.cp: where each source row and word lands (``tmemviz cp``); ``row`` is marked."""
-    from tmemviz.cp.document import copy_document
-    from tmemviz.cp.spelling import resolve_copy
+    from tmemviz.families.cp.document import copy_document
+    from tmemviz.families.cp.spelling import resolve_copy
 
     copy = resolve_copy(
         catalog(layouts),
@@ -147,9 +147,9 @@ def decompress(
     title: Optional[str] = None,
 ) -> Document:
     """How tcgen05.cp widens 16 packed 4/6-bit elements (``tmemviz decompress``), with values if given."""
-    from tmemviz.cp import decompress as dec
-    from tmemviz.cp.document import decompress_document
     from tmemviz.errors import TmemvizError
+    from tmemviz.families.cp import decompress as dec
+    from tmemviz.families.cp.document import decompress_document
 
     form = dec.get_format(fmt)
     kind = dec.get_type(form, type)
@@ -180,8 +180,8 @@ def smem(
 ) -> Document:
     """A canonical shared-memory layout of a tcgen05.mma operand (``tmemviz smem``)."""
     from tmemviz.errors import TmemvizError
-    from tmemviz.smem.document import layout_document
-    from tmemviz.smem.spelling import resolve_layout
+    from tmemviz.families.smem.document import layout_document
+    from tmemviz.families.smem.spelling import resolve_layout
 
     label = _text(cells) or "byte"
     if label not in ("byte", "chunk"):
@@ -211,8 +211,8 @@ def desc(
     lbo_mode: Union[int, str, None] = None,
 ) -> Document:
     """Decode a tcgen05 shared-memory descriptor, or encode one from its fields (``tmemviz desc``)."""
-    from tmemviz.smem.document import descriptor_document
-    from tmemviz.smem.spelling import resolve_descriptor
+    from tmemviz.families.smem.document import descriptor_document
+    from tmemviz.families.smem.spelling import resolve_descriptor
 
     found, notes = resolve_descriptor(
         _text(value),
@@ -237,8 +237,8 @@ def shift(
     ``instruction`` is a PTX line in either qualifier order (``tcgen05.shift.cta_group::1.down [taddr];``
     or ``tcgen05.shift.down.cta_group::1 [taddr];``); ``taddr`` is its register's LANE,COL.
     """
-    from tmemviz.shift.document import shift_document
-    from tmemviz.shift.spelling import resolve_shift
+    from tmemviz.families.shift.document import shift_document
+    from tmemviz.families.shift.spelling import resolve_shift
 
     return shift_document(resolve_shift(catalog(layouts), instruction, taddr=_text(taddr)), title=title)
 
@@ -265,8 +265,8 @@ def tile(
 ) -> Document:
     """A whole M x N accumulator read by tcgen05.ld (``tmemviz tile``): who holds each D[m][n]."""
     from tmemviz.errors import TmemvizError
-    from tmemviz.tile.document import tile_document
-    from tmemviz.tile.spelling import resolve_tile
+    from tmemviz.families.tile.document import tile_document
+    from tmemviz.families.tile.spelling import resolve_tile
 
     if shape is None or n is None:
         raise TmemvizError(
@@ -316,8 +316,8 @@ def idesc(
 ) -> Document:
     """Decode a tcgen05.mma instruction descriptor of ``kind``, or encode one from its fields
     (``tmemviz idesc``; ``None`` leaves a field at its default)."""
-    from tmemviz.mma.document import idesc_document
-    from tmemviz.mma.spelling import resolve_idesc
+    from tmemviz.families.mma.document import idesc_document
+    from tmemviz.families.mma.spelling import resolve_idesc
 
     fields = dict(locals())
     for name in ("value", "kind", "idesc_document", "resolve_idesc"):
@@ -330,7 +330,7 @@ def explain(
 ) -> Document:
     """Every tcgen05 instruction of whole PTX modules (``tmemviz explain``); ``files`` are streamed
     (``-`` is stdin), ``text`` is PTX given as a string."""
-    from tmemviz.explain.source import explain_sources
+    from tmemviz.families.explain.source import explain_sources
 
     return explain_sources(
         [files] if isinstance(files, (str, os.PathLike)) else files, text, catalog(layouts)
@@ -346,10 +346,10 @@ def datapath(
 ) -> Document:
     """The tcgen05.mma data-path layouts (``tmemviz datapath``): the table of A-G, or for one ``letter``
     where D[m][n] lives and the taddr each warp uses (``where(m=..., n=...)``)."""
-    from tmemviz.datapath.answers import organize
-    from tmemviz.datapath.document import organization_document, table_document
-    from tmemviz.datapath.shapes import KIND as DATAPATH
     from tmemviz.errors import TmemvizError
+    from tmemviz.families.datapath.answers import organize
+    from tmemviz.families.datapath.document import organization_document, table_document
+    from tmemviz.families.datapath.shapes import KIND as DATAPATH
 
     found = catalog(layouts)
     if letter is None:
@@ -379,8 +379,8 @@ def scales(
     """Block-scaled MMA scale factors (``tmemviz scales``): each SF's shared-memory byte, its TMEM bytes,
     the tcgen05.cp copies that move it, and the SF ID each MMA along K reads."""
     from tmemviz.errors import TmemvizError
-    from tmemviz.scales.document import scales_document
-    from tmemviz.scales.spelling import resolve_scales
+    from tmemviz.families.scales.document import scales_document
+    from tmemviz.families.scales.spelling import resolve_scales
 
     if k is None:
         raise TmemvizError("scale factors need --k (the K extent of the tile loaded together), e.g. --k 128")

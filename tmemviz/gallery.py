@@ -9,15 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tmemviz.catalog import Catalog
-from tmemviz.cp import figures as cp_figures
-from tmemviz.datapath import figures as datapath_figures
 from tmemviz.draw.html import IndexRow, Link, index_page
 from tmemviz.draw.spec import GalleryEntry
-from tmemviz.ldst import figures as ldst_figures
-from tmemviz.scales import figures as scales_figures
-from tmemviz.shift import figures as shift_figures
-from tmemviz.smem import figures as smem_figures
-from tmemviz.tile import figures as tile_figures
+from tmemviz.families.cp import figures as cp_figures
+from tmemviz.families.datapath import figures as datapath_figures
+from tmemviz.families.ldst import figures as ldst_figures
+from tmemviz.families.scales import figures as scales_figures
+from tmemviz.families.shift import figures as shift_figures
+from tmemviz.families.smem import figures as smem_figures
+from tmemviz.families.tile import figures as tile_figures
 
 FAMILIES: tuple[Callable[[Catalog], list[GalleryEntry]], ...] = (
     ldst_figures.gallery_entries,

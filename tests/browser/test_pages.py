@@ -19,8 +19,8 @@ import pytest
 
 from tmemviz.catalog import Catalog
 from tmemviz.cli import main
-from tmemviz.ldst import layout as mapper
-from tmemviz.ldst.shapes import KIND as LDST
+from tmemviz.families.ldst import layout as mapper
+from tmemviz.families.ldst.shapes import KIND as LDST
 
 CHROMIUM = Path(os.environ.get("TMEMVIZ_CHROMIUM", "/usr/bin/chromium"))
 ARGS = [

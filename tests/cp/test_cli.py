@@ -18,7 +18,7 @@ from cp.oracle import SHAPES, cell_sources, combinations, landings, mnemonic, pl
 
 from tmemviz.catalog import load_catalog
 from tmemviz.cli.options import KINDS
-from tmemviz.cp.shapes import KIND as CP
+from tmemviz.families.cp.shapes import KIND as CP
 
 COMBOS = combinations()
 PLACEMENTS = placements()

@@ -24,7 +24,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tmemviz.cp.decompress import (
+from tmemviz.errors import TmemvizError
+from tmemviz.families.cp.decompress import (
     CONTAINER_BASIS,
     FORMATS,
     TYPES,
@@ -39,8 +40,7 @@ from tmemviz.cp.decompress import (
     unpack,
     widen,
 )
-from tmemviz.cp.views import container_pattern
-from tmemviz.errors import TmemvizError
+from tmemviz.families.cp.views import container_pattern
 
 # --------------------------------------------------------------------------- the oracle
 

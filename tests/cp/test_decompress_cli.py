@@ -28,7 +28,7 @@ from cp.test_decompress import (
     spec_value,
 )
 
-from tmemviz.cp.decompress import CONTAINER_BASIS
+from tmemviz.families.cp.decompress import CONTAINER_BASIS
 
 NOTE = f"note: {CONTAINER_BASIS}"
 PATTERNS = {

@@ -15,9 +15,9 @@ from cli_run import bad, ok, run
 from compile_run import assemble, compile_cuda
 
 from tmemviz.catalog import Catalog
-from tmemviz.cp import dialects
-from tmemviz.cp.layout import Copy, make_copy
-from tmemviz.cp.shapes import KIND as CP
+from tmemviz.families.cp import dialects
+from tmemviz.families.cp.layout import Copy, make_copy
+from tmemviz.families.cp.shapes import KIND as CP
 
 ATOMS = Path(__file__).resolve().parents[1] / "cutlass_atoms.txt"
 FORMATS = (None, "b4x16_p64", "b6x16_p32")

@@ -14,10 +14,10 @@ import pytest
 
 from tmemviz.catalog import Catalog
 from tmemviz.cli import main
-from tmemviz.cp.decompress import CONTAINER_BASIS, FORMATS, TYPES
-from tmemviz.cp.figures import HIGHLIGHT, copy_spec, decompress_spec
-from tmemviz.cp.layout import Copy, landings, make_copy
-from tmemviz.cp.shapes import KIND as CP
+from tmemviz.families.cp.decompress import CONTAINER_BASIS, FORMATS, TYPES
+from tmemviz.families.cp.figures import HIGHLIGHT, copy_spec, decompress_spec
+from tmemviz.families.cp.layout import Copy, landings, make_copy
+from tmemviz.families.cp.shapes import KIND as CP
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -37,12 +37,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tmemviz.catalog import Catalog
-from tmemviz.cp import layout as mapper_cp
-from tmemviz.cp.layout import Copy, make_copy
-from tmemviz.cp.shapes import KIND as CP
-from tmemviz.cp.shapes import CopyShape
-from tmemviz.cp.spelling import find_cutlass_copy, parse_cp_spelling, resolve_copy
 from tmemviz.errors import TmemvizError
+from tmemviz.families.cp import layout as mapper_cp
+from tmemviz.families.cp.layout import Copy, make_copy
+from tmemviz.families.cp.shapes import KIND as CP
+from tmemviz.families.cp.shapes import CopyShape
+from tmemviz.families.cp.spelling import find_cutlass_copy, parse_cp_spelling, resolve_copy
 
 Combo = tuple[str, str | None, int, str | None]
 COMBOS = combinations()

@@ -19,10 +19,10 @@ from cp.oracle import ALL_MULTICASTS, CTA_GROUPS, DECOMPRESS, SHAPES, legal, mne
 from ptxas_run import assemble_lines
 
 from tmemviz.catalog import Catalog
-from tmemviz.cp.layout import make_copy
-from tmemviz.cp.shapes import KIND as CP
-from tmemviz.cp.spelling import resolve_copy
 from tmemviz.errors import TmemvizError
+from tmemviz.families.cp.layout import make_copy
+from tmemviz.families.cp.shapes import KIND as CP
+from tmemviz.families.cp.spelling import resolve_copy
 
 PROLOGUE = """\
 .version 8.8

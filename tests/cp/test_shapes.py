@@ -20,12 +20,12 @@ from cp.oracle import CUTLASS, MULTICASTS, SHAPES, landings
 from tmemviz.catalog import builtin_dir, load_catalog
 from tmemviz.cli import main
 from tmemviz.cli.options import KINDS
-from tmemviz.cp import layout as mapper_cp
-from tmemviz.cp.layout import make_copy
-from tmemviz.cp.shapes import KIND as CP
-from tmemviz.cp.shapes import CopyShape, load_copy_shape, parse_copy_shape
-from tmemviz.cp.spelling import find_cutlass_copy
 from tmemviz.errors import TmemvizError
+from tmemviz.families.cp import layout as mapper_cp
+from tmemviz.families.cp.layout import make_copy
+from tmemviz.families.cp.shapes import KIND as CP
+from tmemviz.families.cp.shapes import CopyShape, load_copy_shape, parse_copy_shape
+from tmemviz.families.cp.spelling import find_cutlass_copy
 
 Doc = dict[str, Any]
 

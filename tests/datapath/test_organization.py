@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from tmemviz.catalog import Catalog
-from tmemviz.datapath.answers import organize
-from tmemviz.datapath.organization import choose, letter, place, unplace
-from tmemviz.datapath.shapes import KIND as DATAPATH
-from tmemviz.datapath.shapes import load_path
 from tmemviz.errors import TmemvizError
+from tmemviz.families.datapath.answers import organize
+from tmemviz.families.datapath.organization import choose, letter, place, unplace
+from tmemviz.families.datapath.shapes import KIND as DATAPATH
+from tmemviz.families.datapath.shapes import load_path
 
 # (M, cta_group, sparse, ws) -> letter; every combination, and the ones the table lacks (None).
 EXPECTED = {
@@ -152,8 +152,8 @@ def test_bad_shape_files_name_file_and_field(tmp_path: Path, edit: tuple[str, st
 @pytest.mark.parametrize("name", list("ABCDEFG"))
 def test_each_warps_region_is_what_its_tile_instructions_load(catalog: Catalog, name: str) -> None:
     """The datapath table's warp regions and taddrs agree with the tile planner (built on the ld mapper)."""
-    from tmemviz.ldst.shapes import KIND as LDST
-    from tmemviz.tile.layout import elements, make_tile
+    from tmemviz.families.ldst.shapes import KIND as LDST
+    from tmemviz.families.tile.layout import elements, make_tile
 
     path = catalog.get(DATAPATH, name)
     for offset in path.lane_offsets:

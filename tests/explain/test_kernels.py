@@ -10,7 +10,7 @@ import pytest
 import tmemviz
 from tests.cli_run import bad, ok, run
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "kernels"
 
 
 def explained(text: str) -> dict:

@@ -9,7 +9,7 @@ import pytest
 import tmemviz
 from tests.cli_run import bad, ok, run
 from tmemviz.errors import TmemvizError
-from tmemviz.ptxline import parse_address, parse_immediate, parse_line
+from tmemviz.ptx.line import parse_address, parse_immediate, parse_line
 
 # Lines as Triton 3.9 prints them for sm_100a (facts: mma-facts.md section 5), plus hand-made variants.
 TRITON_ST = (

@@ -24,8 +24,8 @@ from ldst.oracle import SHAPES as FACT_SHAPES
 
 from tmemviz.catalog import load_catalog
 from tmemviz.cli.options import KINDS
-from tmemviz.ldst import layout as mapper
-from tmemviz.ldst.shapes import KIND as LDST
+from tmemviz.families.ldst import layout as mapper
+from tmemviz.families.ldst.shapes import KIND as LDST
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -775,7 +775,7 @@ def test_cli_never_imports_matplotlib(tmp_path: Path) -> None:
 import contextlib, io, sys
 import tmemviz.cli
 from tmemviz.cli.options import KINDS
-from tmemviz.ldst.shapes import KIND as LDST
+from tmemviz.families.ldst.shapes import KIND as LDST
 assert "matplotlib" not in sys.modules, "importing tmemviz.cli pulled in matplotlib"
 runs = [
     ["shapes"], ["shapes", "-f", "json"],

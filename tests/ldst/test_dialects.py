@@ -21,11 +21,11 @@ from cli_run import bad, ok
 from compile_run import assemble, compile_cuda
 
 from tmemviz.catalog import Catalog
-from tmemviz.ldst import dialects
-from tmemviz.ldst.layout import Instruction, make_instruction
-from tmemviz.ldst.reduction import RED_OPS, RED_TYPES, Reduction
-from tmemviz.ldst.shapes import KIND as LDST
-from tmemviz.ldst.spelling import resolve
+from tmemviz.families.ldst import dialects
+from tmemviz.families.ldst.layout import Instruction, make_instruction
+from tmemviz.families.ldst.reduction import RED_OPS, RED_TYPES, Reduction
+from tmemviz.families.ldst.shapes import KIND as LDST
+from tmemviz.families.ldst.spelling import resolve
 
 ATOMS = Path(__file__).resolve().parents[1] / "cutlass_atoms.txt"
 CTYPE = {"u32": "uint32_t", "s32": "int32_t", "f32": "float"}

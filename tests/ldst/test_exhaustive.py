@@ -20,8 +20,8 @@ from ldst.oracle import (
 )
 
 from tmemviz.errors import TmemvizError
-from tmemviz.ldst.layout import Instruction, cells
-from tmemviz.ldst.shapes import KIND as LDST
+from tmemviz.families.ldst.layout import Instruction, cells
+from tmemviz.families.ldst.shapes import KIND as LDST
 
 Build = Callable[..., Instruction]
 

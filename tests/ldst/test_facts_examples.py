@@ -11,8 +11,8 @@ from collections.abc import Callable
 import pytest
 
 from tmemviz.errors import TmemvizError
-from tmemviz.ldst.layout import Cell, Instruction, Owner, cells, where, which
-from tmemviz.ldst.spelling import resolve
+from tmemviz.families.ldst.layout import Cell, Instruction, Owner, cells, where, which
+from tmemviz.families.ldst.spelling import resolve
 
 Build = Callable[..., Instruction]
 

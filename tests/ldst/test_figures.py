@@ -27,10 +27,10 @@ from tmemviz.cli.options import KINDS
 from tmemviz.draw import spec as draw_spec
 from tmemviz.draw.spec import FigureSpec
 from tmemviz.errors import TmemvizError
-from tmemviz.ldst import figures as figure_spec
-from tmemviz.ldst import layout as mapper
-from tmemviz.ldst.figures import layout_spec, pack_spec
-from tmemviz.ldst.shapes import KIND as LDST
+from tmemviz.families.ldst import figures as figure_spec
+from tmemviz.families.ldst import layout as mapper
+from tmemviz.families.ldst.figures import layout_spec, pack_spec
+from tmemviz.families.ldst.shapes import KIND as LDST
 
 REPO = Path(__file__).resolve().parents[1]
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -175,11 +175,11 @@ def test_building_specs_does_not_import_matplotlib(tmp_path: Path) -> None:
     script = """
 import sys
 from tmemviz import cli, gallery
-from tmemviz.ldst import layout as mapper
+from tmemviz.families.ldst import layout as mapper
 from tmemviz.catalog import load_catalog
-from tmemviz.ldst.figures import layout_spec, pack_spec
+from tmemviz.families.ldst.figures import layout_spec, pack_spec
 from tmemviz.cli.options import KINDS
-from tmemviz.ldst.shapes import KIND as LDST
+from tmemviz.families.ldst.shapes import KIND as LDST
 catalog = load_catalog((), KINDS)
 for name in catalog.names(LDST):
     ins = mapper.make_instruction(catalog.get(LDST, name), 4, pack=True)

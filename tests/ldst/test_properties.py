@@ -26,7 +26,7 @@ from ldst.oracle import (
 )
 
 from tmemviz.errors import TmemvizError
-from tmemviz.ldst.layout import Cell, Instruction, Owner, cells, where, which
+from tmemviz.families.ldst.layout import Cell, Instruction, Owner, cells, where, which
 
 Build = Callable[..., Instruction]
 

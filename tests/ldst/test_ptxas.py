@@ -18,9 +18,9 @@ from ptxas_run import assemble_lines
 
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
-from tmemviz.ldst.layout import Instruction, make_instruction
-from tmemviz.ldst.shapes import KIND as LDST
-from tmemviz.ldst.spelling import resolve
+from tmemviz.families.ldst.layout import Instruction, make_instruction
+from tmemviz.families.ldst.shapes import KIND as LDST
+from tmemviz.families.ldst.spelling import resolve
 
 Build = Callable[..., Instruction]
 

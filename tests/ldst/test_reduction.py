@@ -18,10 +18,10 @@ from ldst.oracle import oracle_cells
 
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
-from tmemviz.ldst.figures import layout_spec
-from tmemviz.ldst.layout import cells, make_instruction, reductions
-from tmemviz.ldst.reduction import Reduction
-from tmemviz.ldst.shapes import KIND as LDST
+from tmemviz.families.ldst.figures import layout_spec
+from tmemviz.families.ldst.layout import cells, make_instruction, reductions
+from tmemviz.families.ldst.reduction import Reduction
+from tmemviz.families.ldst.shapes import KIND as LDST
 
 MAX = Reduction("max", "f32")
 

@@ -26,8 +26,8 @@ from tmemviz.catalog import builtin_dir, load_catalog
 from tmemviz.cli import main
 from tmemviz.cli.options import KINDS
 from tmemviz.errors import TmemvizError
-from tmemviz.ldst.shapes import KIND as LDST
-from tmemviz.ldst.shapes import load_shape, parse_shape
+from tmemviz.families.ldst.shapes import KIND as LDST
+from tmemviz.families.ldst.shapes import load_shape, parse_shape
 
 REPO = Path(__file__).resolve().parents[1]
 

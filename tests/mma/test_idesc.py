@@ -11,8 +11,8 @@ import pytest
 import tmemviz
 from tests.cli_run import bad, ok
 from tmemviz.errors import TmemvizError
-from tmemviz.mma.idesc import DENSE_KINDS, KINDS, SCALED_KINDS, decode, encode, layout
-from tmemviz.mma.spelling import parse_mma
+from tmemviz.families.mma.idesc import DENSE_KINDS, KINDS, SCALED_KINDS, decode, encode, layout
+from tmemviz.families.mma.spelling import parse_mma
 
 
 def test_triton_f16_descriptor() -> None:
@@ -32,7 +32,7 @@ def test_triton_f16_descriptor() -> None:
 
 
 def test_triton_128x32_descriptor() -> None:
-    # The same kernel with a 128x32 accumulator (tests/explain/fixtures/triton_mma_epilogue.ptx):
+    # The same kernel with a 128x32 accumulator (tests/kernels/triton_mma_epilogue.ptx):
     # `mov.b32 %r6, 134742032;`.
     assert encode("f16", a_type="F16", b_type="F16", m=128, n=32) == 134742032
 
@@ -198,7 +198,7 @@ def test_api_and_doc_save(tmp_path) -> None:  # type: ignore[no-untyped-def]
 
 def test_triton_block_scaled_values() -> None:
     # Triton 3.9, Gluon tcgen05_mma_scaled e4m3 x e4m3 with UE8M0 scales, 128x32 per K=32 step, printed
-    # these four descriptors (tests/explain/fixtures/triton_mma_scaled.ptx), scale IDs 0..3 in turn.
+    # these four descriptors (tests/kernels/triton_mma_scaled.ptx), scale IDs 0..3 in turn.
     for step, value in enumerate([143130624, 680001552, 1216872480, 1753743408]):
         fields = {
             "a_type": "E4M3",

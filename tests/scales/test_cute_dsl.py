@@ -2,7 +2,7 @@
 
 ``cute_dsl_layouts.txt`` holds the layouts CuTe DSL printed (how it was produced is written at its
 top); this file evaluates them (a CuTe layout maps a coordinate to the sum of its flattened
-coordinates times their strides) and compares with :mod:`tmemviz.scales.layout` for every
+coordinates times their strides) and compares with :mod:`tmemviz.families.scales.layout` for every
 scale factor of every recorded case.
 """
 
@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from tmemviz.catalog import Catalog
-from tmemviz.scales import layout
-from tmemviz.scales.spelling import resolve_scales
+from tmemviz.families.scales import layout
+from tmemviz.families.scales.spelling import resolve_scales
 
 FIXTURE = Path(__file__).with_name("cute_dsl_layouts.txt")
 CASE = re.compile(r"CASE ab=(\w+) vec=(\d+) cta_group=(\d) m=(\d+) n=(\d+) k=(\d+) mma_k=(\d+)")

@@ -6,8 +6,8 @@ import pytest
 
 from tmemviz.catalog import Catalog
 from tmemviz.draw.html import page
-from tmemviz.scales import figures, layout
-from tmemviz.scales.spelling import resolve_scales
+from tmemviz.families.scales import figures, layout
+from tmemviz.families.scales.spelling import resolve_scales
 
 CASES = [("A", 32, "mxf4", 128, 256), ("B", 16, None, 192, 128), ("B", 32, None, 64, 128)]
 

@@ -1,7 +1,7 @@
 """Every scale factor lands in TMEM exactly as the copies put it; TMEM byte -> SF round trips; MMA reads.
 
 The TMEM image here is built the way hardware builds it: each copy's 512-byte source chunk,
-16 bytes per source row, placed by tmemviz's cp mapper (``tmemviz.cp.layout.row_landings``);
+16 bytes per source row, placed by tmemviz's cp mapper (``tmemviz.families.cp.layout.row_landings``);
 the shared-memory image from CUTLASS's chunk rule as mma-facts.md states it (row 32c + r of a
 128-row tile at byte 16r + 4c of its chunk, block k at + k % 4).
 """
@@ -13,9 +13,9 @@ import itertools
 import pytest
 
 from tmemviz.catalog import Catalog
-from tmemviz.cp.layout import row_landings
-from tmemviz.scales import layout
-from tmemviz.scales.spelling import resolve_scales
+from tmemviz.families.cp.layout import row_landings
+from tmemviz.families.scales import layout
+from tmemviz.families.scales.spelling import resolve_scales
 
 CONFIGS = [
     ("A", 32, None, 1, 128, 128),

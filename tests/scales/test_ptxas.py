@@ -8,8 +8,8 @@ import pytest
 from ptxas_run import assemble_lines
 
 from tmemviz.catalog import Catalog
-from tmemviz.scales import answers, layout
-from tmemviz.scales.spelling import mma_statement, resolve_scales
+from tmemviz.families.scales import answers, layout
+from tmemviz.families.scales.spelling import mma_statement, resolve_scales
 
 HEADER = """\
 .version 8.8
@@ -68,7 +68,7 @@ def test_scales_statements_assemble(ptxas: str, tmp_path: Path, catalog: Catalog
 
 def test_ptxas_agrees_on_which_kind_takes_which_scale_vec(ptxas: str, tmp_path: Path) -> None:
     """The legal (kind, .scale_vec) pairs tmemviz accepts are exactly those ptxas assembles."""
-    from tmemviz.scales.layout import MMA_K, SF_VECS
+    from tmemviz.families.scales.layout import MMA_K, SF_VECS
 
     ours = {(kind, f"{MMA_K[kind] // vec}X") for kind, vecs in SF_VECS.items() for vec in vecs}
     for kind in MMA_K:

@@ -14,10 +14,10 @@ from cli_run import bad, ok, run
 from compile_run import assemble, compile_cuda
 
 from tmemviz.code import DIALECTS
-from tmemviz.shift import dialects
-from tmemviz.shift.layout import Address, Shift, make_shift
-from tmemviz.shift.shapes import builtin
-from tmemviz.shift.spelling import parse_shift_line
+from tmemviz.families.shift import dialects
+from tmemviz.families.shift.layout import Address, Shift, make_shift
+from tmemviz.families.shift.shapes import builtin
+from tmemviz.families.shift.spelling import parse_shift_line
 
 IMMEDIATES = (0, 16, 1 << 20, (32 << 16) | 8)
 GLUON_TCGEN05 = (

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from tmemviz.errors import TmemvizError
-from tmemviz.shift.layout import Address, goes_to, held_after, make_shift, moves
-from tmemviz.shift.shapes import builtin, parse_shift_shape
+from tmemviz.families.shift.layout import Address, goes_to, held_after, make_shift, moves
+from tmemviz.families.shift.shapes import builtin, parse_shift_shape
 
 SHAPE = builtin()
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from cli_run import bad, flat, ok, run
 
-from tmemviz.smem.layout import canonical, dense_tile
+from tmemviz.families.smem.layout import canonical, dense_tile
 
 REPO = Path(__file__).resolve().parents[2]
 DONE_WHEN = ("smem", "--major", "K", "--swizzle", "128B", "--dtype", "bf16", "--rows", "128", "--cols", "64")
@@ -399,7 +399,7 @@ print("clean")
 
 @pytest.mark.usefixtures("plain_terminal")
 def test_shapes_lists_the_swizzle_modes(capsys: pytest.CaptureFixture[str]) -> None:
-    from tmemviz.smem.shapes import builtin_swizzles
+    from tmemviz.families.smem.shapes import builtin_swizzles
 
     text = ok(capsys, "shapes")
     assert "shared-memory swizzle modes" in text

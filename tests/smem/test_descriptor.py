@@ -7,9 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tmemviz.errors import TmemvizError
-from tmemviz.smem.descriptor import decode, encode, encode_layout
-from tmemviz.smem.examples import ptx_figure
-from tmemviz.smem.layout import dense_tile
+from tmemviz.families.smem.descriptor import decode, encode, encode_layout
+from tmemviz.families.smem.examples import ptx_figure
+from tmemviz.families.smem.layout import dense_tile
 
 # smem-facts "The 64-bit shared-memory descriptor": bits 61-63.
 CODES = {"none": 0, "128B_base32B": 1, "128B": 2, "64B": 4, "32B": 6}

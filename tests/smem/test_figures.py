@@ -9,9 +9,9 @@ import pytest
 from cli_run import bad, ok
 
 from tmemviz.draw.palette import THREAD_COLORS
-from tmemviz.smem.examples import figure_189_corrected, ptx_figure
-from tmemviz.smem.figures import ATOM_LINE_PT, CHUNK_LINE_PT, FIG_189_NOTE, layout_spec
-from tmemviz.smem.layout import SmemLayout, dense_tile
+from tmemviz.families.smem.examples import figure_189_corrected, ptx_figure
+from tmemviz.families.smem.figures import ATOM_LINE_PT, CHUNK_LINE_PT, FIG_189_NOTE, layout_spec
+from tmemviz.families.smem.layout import SmemLayout, dense_tile
 
 LAYOUTS = {
     "fig188": lambda: ptx_figure(188),

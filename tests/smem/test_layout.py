@@ -10,8 +10,8 @@ from types import ModuleType
 import pytest
 
 from tmemviz.errors import TmemvizError
-from tmemviz.smem.examples import figure_189_corrected, ptx_figure
-from tmemviz.smem.layout import (
+from tmemviz.families.smem.examples import figure_189_corrected, ptx_figure
+from tmemviz.families.smem.layout import (
     SmemLayout,
     atom_extent,
     canonical,
@@ -19,7 +19,7 @@ from tmemviz.smem.layout import (
     elements_per_chunk,
     swizzle_bytes,
 )
-from tmemviz.smem.shapes import find_swizzle
+from tmemviz.families.smem.shapes import find_swizzle
 
 
 def _load_reference() -> ModuleType:

@@ -8,7 +8,7 @@ import pytest
 
 from tmemviz.catalog import builtin_dir, load_catalog
 from tmemviz.errors import TmemvizError
-from tmemviz.smem.shapes import KIND, builtin_swizzles, find_swizzle, load_swizzles
+from tmemviz.families.smem.shapes import KIND, builtin_swizzles, find_swizzle, load_swizzles
 
 # smem-facts "Units and the swizzle" and the descriptor table: name -> (B, W bytes, repeat, code).
 FACTS = {"none": (0, 16, 128, 0), "32B": (1, 32, 256, 6), "64B": (2, 64, 512, 4), "128B": (3, 128, 1024, 2)}

@@ -10,9 +10,9 @@ from cli_run import bad, ok
 from tile.oracle import holders
 
 from tmemviz.catalog import Catalog
-from tmemviz.ldst.shapes import KIND as LDST
-from tmemviz.tile.figures import DIM_FILL, WARP_LINE, gallery_entries, tile_spec
-from tmemviz.tile.layout import Tile, elements, make_tile
+from tmemviz.families.ldst.shapes import KIND as LDST
+from tmemviz.families.tile.figures import DIM_FILL, WARP_LINE, gallery_entries, tile_spec
+from tmemviz.families.tile.layout import Tile, elements, make_tile
 
 
 def tile_of(catalog: Catalog, shape: str, n: int, **kw: object) -> Tile:

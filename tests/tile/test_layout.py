@@ -7,9 +7,9 @@ from tile.oracle import holders, plan
 
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
-from tmemviz.ldst.layout import cells, make_instruction
-from tmemviz.ldst.shapes import KIND as LDST
-from tmemviz.tile.layout import Tile, element_at, elements, make_tile
+from tmemviz.families.ldst.layout import cells, make_instruction
+from tmemviz.families.ldst.shapes import KIND as LDST
+from tmemviz.families.tile.layout import Tile, element_at, elements, make_tile
 
 SHAPES = ("32x32b", "16x64b", "16x128b", "16x256b", "16x32bx2")
 KINDS = (("f32", None), ("bf16", "packed"), ("f16", "unpacked"))

@@ -11,9 +11,9 @@ import pytest
 
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
-from tmemviz.ldst.layout import cells, make_instruction
-from tmemviz.ldst.shapes import KIND as LDST
-from tmemviz.tile.layout import Tile, element_at, elements, make_tile
+from tmemviz.families.ldst.layout import cells, make_instruction
+from tmemviz.families.ldst.shapes import KIND as LDST
+from tmemviz.families.tile.layout import Tile, element_at, elements, make_tile
 
 # (letter, M, cta_group, ws, sparse, lane offsets): the PTX 9.7.16.10.5 table, typed in from the facts file.
 LAYOUTS = [

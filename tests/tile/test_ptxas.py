@@ -7,9 +7,9 @@ from pathlib import Path
 from ptxas_run import assemble_lines
 
 from tmemviz.catalog import Catalog
-from tmemviz.ldst.shapes import KIND as LDST
-from tmemviz.tile.answers import statement
-from tmemviz.tile.layout import make_tile
+from tmemviz.families.ldst.shapes import KIND as LDST
+from tmemviz.families.tile.answers import statement
+from tmemviz.families.tile.layout import make_tile
 
 HEADER = """\
 .version 8.8

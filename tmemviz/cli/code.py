@@ -50,7 +50,7 @@ def ptx(
 ) -> None:
     """Write one instruction as PTX, CUDA inline asm, cuda::ptx, CUTLASS, CuTe DSL or Gluon code."""
     found = catalog(layouts)
-    from tmemviz.ptxline import is_instruction
+    from tmemviz.ptx.line import is_instruction
 
     if is_instruction(shape, "tcgen05.shift"):  # the shift family loads only for a shift line
         given = {
@@ -79,8 +79,8 @@ def ptx(
         wrong = [k for k, v in given.items() if v is not None]
         if wrong:
             raise TmemvizError(f"{wrong[0]} applies to tcgen05.ld/st, not to a tcgen05.cp instruction")
-        from tmemviz.cp import dialects as cp_dialects
-        from tmemviz.cp.spelling import resolve_copy
+        from tmemviz.families.cp import dialects as cp_dialects
+        from tmemviz.families.cp.spelling import resolve_copy
 
         copy = resolve_copy(found, shape, multicast=multicast, cta_group=cta_group, decompress=decompress)
         mnemonic, codes = copy.mnemonic, [f(copy) for f in cp_dialects.EMITTERS.values()]
@@ -90,7 +90,7 @@ def ptx(
         if wrong:
             raise TmemvizError(f"{wrong[0]} applies to tcgen05.cp, not to a tcgen05.ld/st instruction")
         from tmemviz.cli.ldst import instruction
-        from tmemviz.ldst import dialects
+        from tmemviz.families.ldst import dialects
 
         ins = instruction(
             layouts, shape, num, pack, split_offset, None, None, op, red, red_type, red_abs, red_nan
@@ -119,8 +119,8 @@ def _shift_codes(
     """A tcgen05.shift line in every dialect; options of the other instructions are refused."""
     if wrong:
         raise TmemvizError(f"{wrong[0]} does not apply to tcgen05.shift, which has only .cta_group and .down")
-    from tmemviz.shift import dialects as shift_dialects
-    from tmemviz.shift.spelling import parse_cta_group, resolve_shift
+    from tmemviz.families.shift import dialects as shift_dialects
+    from tmemviz.families.shift.spelling import parse_cta_group, resolve_shift
 
     shifted = resolve_shift(found, shape)
     if cta_group is not None and parse_cta_group(cta_group) != shifted.cta_group:

@@ -31,7 +31,7 @@ def ldst_names(ctx: Any, incomplete: str) -> list[str]:
         return []
     names = [s.name for s in shapes] + [a for s in shapes for a in s.aliases]
     if incomplete[:2].upper() == "SM":
-        from tmemviz.ldst.dialects import cutlass_name
+        from tmemviz.families.ldst.dialects import cutlass_name
 
         names += [
             cutlass_name(alias, op, num, pack)
@@ -52,7 +52,7 @@ def cp_names(ctx: Any, incomplete: str) -> list[str]:
         return []
     names = [s.name + (f".{p.multicast}" if p.multicast else "") for s in shapes for p in s.placements]
     if incomplete[:2].upper() == "SM":
-        from tmemviz.cp.dialects import utccp_name
+        from tmemviz.families.cp.dialects import utccp_name
 
         names += [utccp_name(p.cutlass, g) for s in shapes for p in s.placements if p.cutlass for g in (1, 2)]
     return _matching(names, incomplete)
@@ -70,7 +70,7 @@ def shift_names(ctx: Any, incomplete: str) -> list[str]:
 
 def datapath_names(ctx: Any, incomplete: str) -> list[str]:
     """The data-path layout letters (``layouts/datapath``, and the user's)."""
-    from tmemviz.datapath.shapes import KIND as DATAPATH
+    from tmemviz.families.datapath.shapes import KIND as DATAPATH
 
     try:
         names = [p.name for p in catalog(_layouts(ctx)).shapes(DATAPATH)]
@@ -94,8 +94,8 @@ def nums(ctx: Any, args: list[str], incomplete: str) -> list[str]:
     """
     import os
 
-    from tmemviz.ldst.shapes import NUMS
-    from tmemviz.ldst.spelling import parse_spelling
+    from tmemviz.families.ldst.shapes import NUMS
+    from tmemviz.families.ldst.spelling import parse_spelling
 
     legal = list(NUMS)
     found = catalog(_layouts(ctx))

@@ -23,7 +23,7 @@ from tmemviz.draw import records
 from tmemviz.errors import TmemvizError
 
 if TYPE_CHECKING:
-    from tmemviz.cp.layout import Copy
+    from tmemviz.families.cp.layout import Copy
 
 CopyShapeArg = Annotated[
     str,
@@ -72,8 +72,8 @@ def cp(
 ) -> None:
     """Where tcgen05.cp puts each source row and word: TMEM cta, lane and column."""
     from tmemviz import api
-    from tmemviz.cp import answers, layout
     from tmemviz.draw.document import FIGURES, output_format
+    from tmemviz.families.cp import answers, layout
 
     doc = api.cp(
         shape,

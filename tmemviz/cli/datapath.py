@@ -59,9 +59,9 @@ def datapath(
             "'tmemviz datapath B --m-row 70 --n-col 200'"
         )
     if m_row is not None and n_col is not None:
-        from tmemviz.datapath.answers import where_sentence
         from tmemviz.draw import records
         from tmemviz.draw.document import output_format
+        from tmemviz.families.datapath.answers import where_sentence
 
         sentence = where_sentence(doc.subject, m_row, n_col)
         fmt = output_format(output, format.value if format else None, doc)

@@ -23,8 +23,8 @@ from tmemviz.cli.options import (
 )
 from tmemviz.cli.params import Argument, Option
 from tmemviz.draw import records
-from tmemviz.ldst import answers, layout
-from tmemviz.ldst.spelling import parse_half
+from tmemviz.families.ldst import answers, layout
+from tmemviz.families.ldst.spelling import parse_half
 
 
 class View(str, Enum):

@@ -13,10 +13,10 @@ from tmemviz.api import KINDS as KINDS  # re-exported: the families a SHAPE may 
 from tmemviz.api import catalog as user_catalog
 from tmemviz.catalog import Catalog
 from tmemviz.cli.params import Option
-from tmemviz.cp.shapes import KIND as CP
 from tmemviz.draw.table import View
 from tmemviz.errors import TmemvizError
-from tmemviz.ldst.shapes import KIND as LDST
+from tmemviz.families.cp.shapes import KIND as CP
+from tmemviz.families.ldst.shapes import KIND as LDST
 from tmemviz.values import parse_int
 
 if TYPE_CHECKING:
@@ -153,7 +153,7 @@ def show(
 
 def names_copy(found: Catalog, shape: str) -> bool:
     """Whether SHAPE spells a tcgen05.cp (a cp line, a UTCCP atom, or a name only cp knows)."""
-    from tmemviz.ptxline import is_instruction
+    from tmemviz.ptx.line import is_instruction
 
     word = shape.strip().lower()
     if word.startswith(("tcgen05.cp", "sm100_utccp_")) or is_instruction(word, "tcgen05.cp"):

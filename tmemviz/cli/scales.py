@@ -90,7 +90,7 @@ def scales(
     fmt = output_format(output, format.value if format else None, doc)
     if lane is not None or col is not None:
         from tmemviz.errors import TmemvizError
-        from tmemviz.scales import answers
+        from tmemviz.families.scales import answers
 
         if lane is None or col is None or fmt not in ("txt", "json"):
             raise TmemvizError("--lane and --col go together and answer as text or json")
@@ -101,7 +101,7 @@ def scales(
             deliver(answers.cell_at_sentence(doc.subject, lane, col, cta) + "\n", output)
         return
     if row is not None and kblock is not None and fmt in ("txt", "json"):
-        from tmemviz.scales import answers
+        from tmemviz.families.scales import answers
 
         if fmt == "json":
             deliver(records.line(answers.cell_record(doc.subject, row, kblock)), output)

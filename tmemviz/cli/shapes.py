@@ -8,10 +8,10 @@ from typing import Annotated
 
 from tmemviz.cli.options import LayoutsOpt, catalog, deliver
 from tmemviz.cli.params import Option
-from tmemviz.cp.shapes import KIND as CP
 from tmemviz.draw import records
 from tmemviz.draw.table import Styled
-from tmemviz.ldst.shapes import KIND as LDST
+from tmemviz.families.cp.shapes import KIND as CP
+from tmemviz.families.ldst.shapes import KIND as LDST
 
 
 class ShapesFormat(str, Enum):
@@ -24,18 +24,18 @@ def shapes(
     layouts: LayoutsOpt = None,
 ) -> None:
     """List every shape: ld/st with registers per .num (Table 49), cp with its multicasts, shift, swizzles."""
-    from tmemviz.ldst.answers import shapes_records
+    from tmemviz.families.ldst.answers import shapes_records
 
     found = catalog(layouts)
     if format is ShapesFormat.json:
         sys.stdout.write(records.pretty(shapes_records(found.shapes(LDST))))
     else:
-        from tmemviz.cp.views import copy_shapes_view
-        from tmemviz.ldst.views import shapes_view
-        from tmemviz.shift.shapes import KIND as SHIFT
-        from tmemviz.shift.views import shift_shapes_view
-        from tmemviz.smem.shapes import KIND as SMEM
-        from tmemviz.smem.views import swizzles_view
+        from tmemviz.families.cp.views import copy_shapes_view
+        from tmemviz.families.ldst.views import shapes_view
+        from tmemviz.families.shift.shapes import KIND as SHIFT
+        from tmemviz.families.shift.views import shift_shapes_view
+        from tmemviz.families.smem.shapes import KIND as SMEM
+        from tmemviz.families.smem.views import swizzles_view
 
         views = (
             shapes_view(found.shapes(LDST)),

@@ -62,7 +62,7 @@ def shift(
     if lane is None or fmt in FIGURES:
         show(doc, format, output, detail=detail, dpi=dpi)
         return
-    from tmemviz.shift import answers
+    from tmemviz.families.shift import answers
 
     found = doc.subject
     if fmt == "json":

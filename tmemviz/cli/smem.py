@@ -94,7 +94,7 @@ def smem(
     if offset is None:
         show(doc, format, output, detail=detail, dpi=dpi)
         return
-    from tmemviz.smem import answers
+    from tmemviz.families.smem import answers
     from tmemviz.values import parse_int
 
     if cells is not None:

@@ -115,8 +115,8 @@ def tile(
     )
     fmt = output_format(output, format.value if format else None, doc)
     if m_row is not None and n_col is not None and fmt in ("txt", "json", "csv"):
-        from tmemviz.tile import answers
-        from tmemviz.tile.layout import element_at
+        from tmemviz.families.tile import answers
+        from tmemviz.families.tile.layout import element_at
 
         e = element_at(doc.subject, m_row, n_col)
         if fmt == "json":

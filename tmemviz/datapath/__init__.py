@@ -1,5 +1,0 @@
-"""The tcgen05.mma data-path layouts A-G (PTX ISA 9.7.16.10.5) and how each warp reads them."""
-
-from tmemviz.entry import answer_when_called
-
-answer_when_called(__name__)  # tmemviz.datapath(...) is tmemviz.api.datapath(...)

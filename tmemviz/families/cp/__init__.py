@@ -1,0 +1,1 @@
+"""tcgen05.cp: shape files, where rows land, decompression, spellings, views and figures."""

@@ -1,0 +1,50 @@
+"""Explained PTX modules as one :class:`~tmemviz.draw.document.Document`: JSON, a table, no figure."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tmemviz.draw.document import Document
+from tmemviz.families.explain.answers import file_record
+from tmemviz.families.explain.scan import Module
+
+NOTES = (
+    "ld/st lanes and columns are relative to the base register of the address, its immediate applied "
+    "(imm >> 16 lanes, imm & 0xFFFF columns)",
+    "a tcgen05.mma idesc is decoded when a constant mov into its register precedes it in the function",
+)
+
+
+def explain_document(modules: Sequence[Module]) -> Document:
+    """Every file's tcgen05 instructions and warnings, in line order."""
+    files = [file_record(m) for m in modules]
+    count = sum(len(f["instructions"]) for f in files)
+
+    def csv():
+        header = ("path", "line", "op", "thread", "reg", "half", "register", "lane", "col")
+        rows = (
+            (f["path"], i["line"], i["op"], c["thread"], c["reg"], c.get("half", ""), c["register"] or "",
+             c["lane"], c["col"])
+            for f in files
+            for i in f["instructions"]
+            for c in i.get("cells") or ()
+        )  # fmt: skip
+        return header, rows
+
+    def table(width: int):
+        from tmemviz.families.explain.views import explain_view
+
+        return explain_view(files)
+
+    return Document(
+        kind="explain",
+        title=f"{count} tcgen05 instruction(s)",
+        header={},
+        lists=lambda: (("files", files),),
+        main="files",
+        nested="instructions",
+        csv=csv,
+        views={"instructions": table},
+        notes=NOTES,
+        subject=modules,
+    )

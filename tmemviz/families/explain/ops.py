@@ -1,0 +1,301 @@
+"""What one tcgen05 statement does, as a record, in the words the other families use.
+
+Each ``_op`` function takes the parsed line and returns the op-specific fields; problems it finds
+are warnings (line-numbered) on the module, never exceptions: a kernel is explained as far as it can be.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tmemviz.catalog import Catalog
+from tmemviz.errors import TmemvizError
+from tmemviz.families.explain import answers
+from tmemviz.families.explain.scan import Function, Module, Warning
+from tmemviz.ptx.line import PtxLine, parse_immediate, parse_line
+
+OPS = (
+    "alloc",
+    "dealloc",
+    "relinquish_alloc_permit",
+    "ld",
+    "st",
+    "wait",
+    "cp",
+    "shift",
+    "mma",
+    "commit",
+    "fence",
+)
+_CTA = re.compile(r"cta_group::([12])")
+LD_RED_TARGET = re.compile(r"^sm_(\d+)([af])$")
+
+
+class Explainer:
+    """Explains statements of one run; caches each distinct ld/st layout (kernels repeat them)."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.layouts: dict[tuple[Any, ...], Any] = {}
+
+    def __call__(self, line: int, statement: str, fn: Function, module: Module) -> dict[str, Any] | None:
+        record: dict[str, Any] = {"line": line, "ptx": statement, "function": fn.name}
+        try:
+            parsed = parse_line(statement)
+        except TmemvizError as exc:
+            module.warnings.append(Warning(line, f"not read as PTX: {exc}"))
+            record["op"] = "unknown"
+            return record
+        tokens = [t.lower() for t in parsed.qualifiers]
+        if len(tokens) < 2 or tokens[0] != "tcgen05":
+            return None  # a name that merely contains tcgen05 (a label, a comment-like token)
+        if parsed.guard:
+            record["guard"] = parsed.guard
+        head = tokens[1].split("::")[0]
+        m = _CTA.search(parsed.opcode)
+        if m:
+            record["cta_group"] = int(m.group(1))
+        try:
+            handler = _HANDLERS.get(head)
+            if handler is None:
+                record["op"] = tokens[1]
+                module.warnings.append(
+                    Warning(line, f"tcgen05.{tokens[1]} is not a tcgen05 instruction tmemviz knows")
+                )
+                return record
+            record.update(handler(self, parsed, tokens, fn, module, line))
+        except TmemvizError as exc:
+            record.setdefault("op", head)
+            record["error"] = str(exc)
+            module.warnings.append(Warning(line, str(exc)))
+        return record
+
+    def ldst(self, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int) -> dict[str, Any]:
+        from tmemviz.families.ldst.layout import cells
+        from tmemviz.families.ldst.spelling import parse_spelling, resolve
+
+        op = "ld.red" if tokens[1] == "ld" and "red" in tokens[2:3] else tokens[1]
+        out: dict[str, Any] = {"op": op}
+        if op == "ld.red" and not _runs_ld_red(module.target):
+            module.warnings.append(
+                Warning(
+                    n,
+                    "tcgen05.ld.red needs .target sm_101a/sm_110a or the sm_101f, sm_103f, sm_110f families, "
+                    f"but this module targets {module.target or 'nothing'} (PTX 9.7.16.8.3)",
+                )
+            )
+        # Kernels repeat the same instruction with other registers: resolve each distinct one once.
+        key = (line.opcode, *(o for o in line.operands if not o.startswith("{")),
+               *(len(v) for v in line.vectors()))  # fmt: skip
+        known = self.layouts.get(key)
+        if known is None:
+            ins = resolve(self.catalog, line.text)
+            known = self.layouts[key] = (ins, cells(ins), parse_spelling(line.text).address)
+        ins, found, address = known
+        for warning in ins.warnings:
+            module.warnings.append(Warning(n, warning))
+        vectors = line.vectors()
+        names = vectors[-1 if op == "st" else 0] if vectors else None
+        if names is not None and any(x in ("...", "…") for x in names):
+            names = None
+        out.update(
+            shape=ins.shape.name,
+            num=ins.num,
+            pack=ins.pack,
+            split_offset=ins.split_offset,
+            base=address.base if address else None,
+            offset={"lane": ins.offset[0], "col": ins.offset[1]},
+            registers=list(names) if names else None,
+        )
+        if ins.red is not None:
+            out["red"] = {"op": ins.red.op, "type": ins.red.type, "abs": ins.red.abs, "nan": ins.red.nan}
+            redval = vectors[1] if len(vectors) > 1 else None
+            plain = [o for o in line.operands[1:] if o.startswith("%")]
+            out["redval_register"] = redval[0] if redval else (plain[0] if plain else None)
+        out["cells"] = answers.cell_records(found, names, ins.pack)
+        out["summary"] = answers.ldst_summary(ins, address.base if address else None)
+        return out
+
+    def mma(self, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int) -> dict[str, Any]:
+        from tmemviz.families.mma.idesc import decode
+        from tmemviz.families.mma.spelling import parse_mma
+
+        mma = parse_mma(line)
+        out: dict[str, Any] = {
+            "op": "mma",
+            "kind": mma.kind,
+            "cta_group": mma.cta_group,
+            "sparse": mma.sparse,
+            "ws": mma.ws,
+            "block_scale": mma.block_scale,
+            "scale_vec": mma.scale_vec,
+            "collector": list(mma.collector),
+            "d": {"base": mma.d.base, "lane": mma.d.lane_col[0], "col": mma.d.lane_col[1]},
+            "a_in_tmem": mma.a_in_tmem,
+            **{
+                name: {"base": a.base, "lane": a.lane_col[0], "col": a.lane_col[1]}
+                for name, a in (("sp_meta", mma.sp_meta), ("scale_a", mma.scale_a), ("scale_b", mma.scale_b))
+                if a is not None
+            },
+            "idesc_operand": mma.idesc,
+            "idesc": None,
+            "layout": None,
+        }
+        value = parse_immediate(mma.idesc)
+        if value is None:
+            value = fn.movs.get(mma.idesc)
+        if value is None:
+            out["summary"] = answers.mma_summary(out, None)
+            return out
+        found = decode(value & 0xFFFFFFFF, mma.kind)
+        out["idesc"] = {"value": found.value, "hex": f"0x{found.value:08x}", **found.fields}
+        for problem in found.problems:
+            module.warnings.append(Warning(n, f"idesc {mma.idesc} = 0x{found.value:08x}: {problem}"))
+        if found.sparse != mma.sparse:
+            said, is_ = ("sparse", "dense") if found.sparse else ("dense", "sparse")
+            module.warnings.append(
+                Warning(
+                    n,
+                    f"idesc {mma.idesc} = 0x{found.value:08x} says {said} (bit 2), but the instruction is "
+                    f"{is_} ({'no ' if not mma.sparse else ''}.sp); CUTLASS sets the bit exactly for .sp",
+                )
+            )
+        out["layout"], problem = answers.datapath(found.m, found.n, mma.cta_group, mma.sparse, mma.ws)
+        if problem:
+            module.warnings.append(Warning(n, f"idesc {mma.idesc} = 0x{found.value:08x}: {problem}"))
+        out["summary"] = answers.mma_summary(out, found)
+        return out
+
+    def cp(self, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int) -> dict[str, Any]:
+        from tmemviz.families.cp.spelling import resolve_copy
+
+        copy = resolve_copy(self.catalog, line.text)
+        return {
+            "op": "cp",
+            "shape": copy.shape.name,
+            "multicast": copy.multicast,
+            "decompress": copy.decompress.name if copy.decompress else None,
+            "base": copy.base,
+            "offset": {"lane": copy.offset[0], "col": copy.offset[1]},
+            "summary": answers.cp_summary(copy),
+        }
+
+
+def _alloc(
+    ex: Explainer, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int
+) -> dict[str, Any]:
+    op = tokens[1]
+    out: dict[str, Any] = {"op": op}
+    if op == "relinquish_alloc_permit":
+        out["summary"] = "gives up this CTA's right to allocate Tensor Memory again (PTX ISA, tcgen05.alloc)"
+        return out
+    columns = parse_immediate(line.operands[-1]) if line.operands else None
+    out["columns"] = columns
+    if op == "alloc" and line.operands:
+        out["destination"] = line.operands[0]
+    elif line.operands:
+        out["taddr"] = line.operands[0]
+    if columns is not None and (columns < 32 or columns > 512 or columns & (columns - 1)):
+        module.warnings.append(
+            Warning(
+                n,
+                f"tcgen05.{op} of {columns} columns: nCols must be a power of 2 from 32 to 512 "
+                "(PTX ISA, tcgen05.alloc)",
+            )
+        )
+    out["summary"] = answers.alloc_summary(op, columns, out.get("destination") or out.get("taddr"))
+    return out
+
+
+def _wait(
+    ex: Explainer, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int
+) -> dict[str, Any]:
+    what = tokens[1]
+    target = "tcgen05.ld" if what == "wait::ld" else "tcgen05.st"
+    return {
+        "op": what,
+        "summary": f"waits until every prior {target} of this thread has completed (PTX 9.7.16.8.5)",
+    }
+
+
+def _shift(
+    ex: Explainer, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int
+) -> dict[str, Any]:
+    """tcgen05.shift, answered by the shift family (its notes say where the PTX text is silent)."""
+    from tmemviz.families.shift.answers import summary
+    from tmemviz.families.shift.spelling import resolve_shift
+
+    shift = resolve_shift(ex.catalog, line.text)
+    first, last = shift.lanes
+    step = shift.shape.step
+    address = line.address()
+    lane = shift.address.offset[0]
+    if lane % shift.shape.lane_alignment:
+        module.warnings.append(
+            Warning(
+                n, f"tcgen05.shift's taddr lane must be aligned to {shift.shape.lane_alignment}, got +{lane}"
+            )
+        )
+    return {
+        "op": "shift",
+        "base": address.base if address else None,
+        "rows": {
+            "from_lanes": [first, first + shift.shape.rows - 1],
+            "to_lanes": [first + step, last],
+            "cols": list(shift.columns),
+        },
+        "summary": summary(shift) + (f" relative to {address.base}" if address and address.base else ""),
+    }
+
+
+def _commit(
+    ex: Explainer, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int
+) -> dict[str, Any]:
+    address = line.address()
+    multicast = any(t.startswith("multicast") for t in tokens)
+    summary = (
+        f"makes the mbarrier at [{address.base if address else '?'}] track completion of this thread's "
+        "prior async tcgen05 operations (mma, cp, shift)" + (" in every CTA of the mask" if multicast else "")
+    )
+    return {"op": "commit", "mbarrier": line.operands[0] if line.operands else None, "multicast": multicast,
+            "summary": summary + " (PTX ISA, tcgen05.commit)"}  # fmt: skip
+
+
+def _fence(
+    ex: Explainer, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int
+) -> dict[str, Any]:
+    kind = tokens[1]
+    order = "before" if "before" in kind else "after"
+    return {
+        "op": kind,
+        "summary": f"orders prior tcgen05 operations {order} a thread synchronization (PTX, tcgen05.fence)",
+    }
+
+
+def _runs_ld_red(target: str | None) -> bool:
+    """Whether ``.target`` runs tcgen05.ld.red: sm_101a/sm_110a, families 101f, 103f, 110f and up (seed).
+
+    >>> [_runs_ld_red(t) for t in ("sm_100a", "sm_103a", "sm_103f", "sm_110a", "sm_100f", "sm_120a", None)]
+    [False, True, True, True, False, False, False]
+    """
+    m = LD_RED_TARGET.match(target or "")
+    if not m:
+        return False
+    arch = int(m.group(1))
+    return arch in (101, 103) or 110 <= arch < 120  # sm_11x: "sm_110f or higher in the same family"
+
+
+_HANDLERS = {
+    "alloc": _alloc,
+    "dealloc": _alloc,
+    "relinquish_alloc_permit": _alloc,
+    "ld": Explainer.ldst,
+    "st": Explainer.ldst,
+    "wait": _wait,
+    "cp": Explainer.cp,
+    "shift": _shift,
+    "mma": Explainer.mma,
+    "commit": _commit,
+    "fence": _fence,
+}

@@ -1,0 +1,30 @@
+"""Where explained PTX comes from: files streamed line by line (``-`` is stdin), or a string.
+
+Reading goes through :func:`tmemviz.files.text_lines`, as every family's shape files go through
+:mod:`tmemviz.files`: one-line errors for binary or non-UTF-8 input, never a whole file in memory.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from tmemviz.catalog import Catalog
+from tmemviz.draw.document import Document
+from tmemviz.errors import TmemvizError
+
+
+def explain_sources(files: Sequence[str | os.PathLike[str]], text: str | None, catalog: Catalog) -> Document:
+    """Scan each file (then ``text``, named ``<text>``) with one explainer, as one document."""
+    from tmemviz.families.explain.document import explain_document
+    from tmemviz.families.explain.ops import Explainer
+    from tmemviz.families.explain.scan import scan
+    from tmemviz.files import text_lines
+
+    if not files and text is None:
+        raise TmemvizError("give one or more PTX files (or - for standard input)")
+    explainer = Explainer(catalog)
+    modules = [scan(os.fspath(p), text_lines(p), explainer) for p in files]
+    if text is not None:
+        modules.append(scan("<text>", text.splitlines(), explainer))
+    return explain_document(modules)

@@ -1,0 +1,1 @@
+"""Block-scaled MMA scale factors: shared memory -> tcgen05.cp -> TMEM -> the SF ID each MMA reads."""

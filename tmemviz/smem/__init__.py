@@ -1,9 +1,0 @@
-"""Shared-memory canonical layouts of tcgen05 MMA operands and their 64-bit descriptors (PTX 9.7.16.3).
-
-Pure core: :mod:`.shapes` reads the swizzle modes, :mod:`.layout` builds and checks layouts,
-:mod:`.descriptor` encodes and decodes descriptors. No printing, no CLI.
-"""
-
-from tmemviz.entry import answer_when_called
-
-answer_when_called(__name__)  # tmemviz.smem(...) is tmemviz.api.smem(...)
