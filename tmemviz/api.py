@@ -337,6 +337,19 @@ def explain(
     )
 
 
+def check(
+    files: Sequence[PathLike] = (), text: Optional[str] = None, layouts: Optional[Sequence[PathLike]] = None
+) -> Document:
+    """Tensor Memory findings of whole PTX modules (``tmemviz check``): ``.cells`` are the files, each
+    with ``path`` and ``findings`` (``line``, ``severity``, ``rule``, ``message``); ``save("map.png")``
+    draws each kernel's TMEM map. ``files`` are streamed (``-`` is stdin), ``text`` is PTX as a string."""
+    from tmemviz.families.check.document import check_document
+    from tmemviz.families.check.source import check_sources
+
+    paths = [files] if isinstance(files, (str, os.PathLike)) else files
+    return check_document(check_sources(paths, text, catalog(layouts)))
+
+
 def datapath(
     letter: Optional[str] = None,
     n: Optional[int] = None,
