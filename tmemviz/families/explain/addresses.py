@@ -131,6 +131,19 @@ def mask(a: Value | None, m: Value | None, deps: frozenset[str]) -> Value | None
     return None
 
 
+def shifted(a: Value | None, count: int, bits: int, deps: frozenset[str]) -> Value | None:
+    """``a << count``: exact for a constant; any 32-bit value shifted by 16 or more is some lane, column 0.
+
+    >>> shifted(None, 21, 32, frozenset())
+    Span(lanes=(0, 65504), cols=(0, 0), deps=frozenset())
+    """
+    if isinstance(a, Const):
+        return Const((a.value << count) & ((1 << bits) - 1), deps)
+    if bits == 32 and 16 <= count < 32:
+        return Span((0, (0xFFFF << (count - 16)) & 0xFFFF), (0, 0), deps)
+    return None
+
+
 def constant(op: str, values: list[Value | None], bits: int, deps: frozenset[str]) -> Const | None:
     """Shift, or, xor, mul, sub of constants, kept to the instruction's width."""
     if not all(isinstance(v, Const) for v in values) or not values:

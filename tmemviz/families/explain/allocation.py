@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.addresses import (
     Const,
     Ptr,
@@ -26,6 +27,7 @@ from tmemviz.families.explain.addresses import (
     add,
     constant,
     mask,
+    shifted,
     with_deps,
 )
 from tmemviz.ptx.line import parse_immediate, split_operands, strip_comment
@@ -34,6 +36,8 @@ _HEADER = re.compile(r"^\s*(?:\.(?:visible|extern|weak)\s+)*\.(entry|func)\b\s*(
 _LABEL = re.compile(r"^([\w$.]+):(?!:)\s*")
 _GUARD = re.compile(r"^@!?\s*%?[\w$.]+\s+")
 _REGISTER = re.compile(r"%[\w$.]+")
+_OPCODE = re.compile(r"^([A-Za-z_][\w.:]*)\s*(.*)$")
+"""The opcode, then the operands, with or without a space between (inline asm writes ``b32{%r1, ...``)."""
 _SYMBOL = re.compile(r"^[A-Za-z_$][\w$.]*$")
 _ENDS_BLOCK = ("bra", "brx", "ret", "exit", "trap")
 _READS_FIRST = ("tcgen05", "bar", "barrier", "nanosleep", "bra", "brx", "ret", "exit", "trap", "st", "red",
@@ -123,7 +127,7 @@ class Tracker:
                 self._block += 1
                 text = text[m.end() :]
                 m = _LABEL.match(text)
-            if not text or not text[0].isalpha() and text[0] != "@":
+            if not text or (not text[0].isalpha() and text[0] != "@"):
                 if not last and self._depth == 0:
                     self._pending = None  # a prototype `.func f(...);` has no body
                 continue
@@ -157,11 +161,14 @@ class Tracker:
         m = _GUARD.match(text)
         if m:
             guard, text = m.group(0).strip(), text[m.end() :]
-        opcode, _, rest = text.partition(" ")
+        m = _OPCODE.match(text)
+        if m is None:
+            return
+        opcode, rest = m.group(1), m.group(2)
         try:
             operands = split_operands(rest)
-        except Exception:  # noqa: BLE001 - a statement tmemviz cannot split defines nothing it follows
-            operands = ()
+        except TmemvizError:  # a statement tmemviz cannot split: whatever it defines becomes unknown
+            operands = tuple(_REGISTER.findall(rest)[:1])
         head = opcode.split(".")[0]
         if head == "tcgen05":
             self._tcgen05(line, opcode, operands, guard, text)
@@ -250,6 +257,10 @@ class Tracker:
             return add(values[0], values[1], joined)  # type: ignore[arg-type]
         if head == "and" and len(values) == 2:
             return mask(values[0], values[1], joined)
+        if head == "shl" and len(values) == 2 and isinstance(values[1], Const) and values[0] is not None:
+            return shifted(values[0], values[1].value, bits, joined)
+        if head == "shl" and len(values) == 2 and isinstance(values[1], Const):
+            return shifted(None, values[1].value, bits, joined)
         if head == "selp" and len(values) == 3 and values[0] == values[1] and values[0] is not None:
             return with_deps(values[0], joined)
         return constant(head, values, bits, joined)
