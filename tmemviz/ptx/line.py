@@ -21,7 +21,7 @@ from tmemviz.errors import TmemvizError
 from tmemviz.tmem import lane_col
 
 _GUARD = re.compile(r"^@(!?)\s*(%?[\w$.]+)\s+")
-_OPCODE = re.compile(r"[A-Za-z_][\w.:]*")
+_OPCODE = re.compile(r"[^\s{\[]+")
 MAX_DIGITS = 40
 """An integer constant of PTX is at most 64 bits (PTX 4.5.1): 22 octal digits, 64 binary digits; longer
 digit strings are refused before Python converts them (it will not convert over 4,300 digits)."""
@@ -153,8 +153,6 @@ def parse_line(text: str) -> PtxLine:
         raise TmemvizError(f"'{code[:80]}' does not start with a PTX opcode such as tcgen05.ld.sync.aligned")
     # nvcc prints inline asm as written: `...b32{%r1, %r2},[%r3]` needs no space after the opcode.
     opcode, rest = m.group(0), code[m.end() :]
-    if rest and not rest[0].isspace() and rest[0] not in "{[(":
-        raise TmemvizError(f"'{code[:80]}': the opcode ends in '{rest[0]}', which no PTX opcode holds")
     return PtxLine(code, guard, opcode, split_operands(rest), comment)
 
 
