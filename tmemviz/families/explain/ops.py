@@ -13,7 +13,7 @@ from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain import answers
 from tmemviz.families.explain.scan import Function, Module, Warning
-from tmemviz.ptx.line import PtxLine, parse_immediate, parse_line
+from tmemviz.ptx.line import PtxLine, parse_immediate
 
 OPS = (
     "alloc",
@@ -39,14 +39,22 @@ class Explainer:
         self.catalog = catalog
         self.layouts: dict[tuple[Any, ...], Any] = {}
 
-    def __call__(self, line: int, statement: str, fn: Function, module: Module) -> dict[str, Any] | None:
+    def footprint(self, line: PtxLine) -> tuple[str | None, frozenset[tuple[int, int]]] | None:
+        """The cells (lane, column relative to the base register) a tcgen05.ld/st touches, for the
+        stream's st-then-ld check; None when the line is not one tmemviz explained."""
+        known = self.layouts.get(_layout_key(line))
+        if known is None:
+            return None
+        ins, found, address, spots = known
+        if spots is None:
+            spots = frozenset((c.lane, c.col) for c in found)
+            self.layouts[_layout_key(line)] = (ins, found, address, spots)
+        return (address.base if address else None), spots
+
+    def __call__(
+        self, line: int, statement: str, parsed: PtxLine, fn: Function, module: Module
+    ) -> dict[str, Any] | None:
         record: dict[str, Any] = {"line": line, "ptx": statement, "function": fn.name}
-        try:
-            parsed = parse_line(statement)
-        except TmemvizError as exc:
-            module.warnings.append(Warning(line, f"not read as PTX: {exc}"))
-            record["op"] = "unknown"
-            return record
         tokens = [t.lower() for t in parsed.qualifiers]
         if len(tokens) < 2 or tokens[0] != "tcgen05":
             return None  # a name that merely contains tcgen05 (a label, a comment-like token)
@@ -86,13 +94,12 @@ class Explainer:
                 )
             )
         # Kernels repeat the same instruction with other registers: resolve each distinct one once.
-        key = (line.opcode, *(o for o in line.operands if not o.startswith("{")),
-               *(len(v) for v in line.vectors()))  # fmt: skip
+        key = _layout_key(line)
         known = self.layouts.get(key)
         if known is None:
             ins = resolve(self.catalog, line.text)
-            known = self.layouts[key] = (ins, cells(ins), parse_spelling(line.text).address)
-        ins, found, address = known
+            known = self.layouts[key] = (ins, cells(ins), parse_spelling(line.text).address, None)
+        ins, found, address, _ = known
         for warning in ins.warnings:
             module.warnings.append(Warning(n, warning))
         vectors = line.vectors()
@@ -142,13 +149,13 @@ class Explainer:
             "idesc": None,
             "layout": None,
         }
-        value = parse_immediate(mma.idesc)
-        if value is None:
-            value = fn.movs.get(mma.idesc)
-        if value is None:
+        value = fn.constants.get(mma.idesc)
+        if value is None or all(b.known == 0 for b in value):
             out["summary"] = answers.mma_summary(out, None)
             return out
-        found = decode(value & 0xFFFFFFFF, mma.kind)
+        if len(value) > 1 or not value[0].exact:
+            return self._choices(out, value, mma, module, n)
+        found = decode(value[0].value & 0xFFFFFFFF, mma.kind)
         out["idesc"] = {"value": found.value, "hex": f"0x{found.value:08x}", **found.fields}
         for problem in found.problems:
             module.warnings.append(Warning(n, f"idesc {mma.idesc} = 0x{found.value:08x}: {problem}"))
@@ -167,6 +174,30 @@ class Explainer:
         out["summary"] = answers.mma_summary(out, found)
         return out
 
+    def _choices(self, out: dict[str, Any], value: Any, mma: Any, module: Module, n: int) -> dict[str, Any]:
+        """An idesc that is one of several constants, or has run-time bits: what they share, decoded."""
+        from tmemviz.families.explain.choices import decode_choices, record, summary
+
+        c = decode_choices(tuple(b for b in value), mma.kind)
+        out["idesc"] = record(c)
+        for problem in c.problems:
+            module.warnings.append(Warning(n, f"idesc {mma.idesc} (one of {len(c.candidates)}): {problem}"))
+        sparse = c.fields.get("sparse")
+        if sparse is not None and sparse != mma.sparse:
+            module.warnings.append(
+                Warning(
+                    n,
+                    f"idesc {mma.idesc} says {'sparse' if sparse else 'dense'} (bit 2), but the "
+                    f"instruction is {'sparse' if mma.sparse else 'dense'}",
+                )
+            )
+        if c.m is not None and c.n is not None:
+            out["layout"], problem = answers.datapath(c.m, c.n, mma.cta_group, mma.sparse, mma.ws)
+            if problem:
+                module.warnings.append(Warning(n, f"idesc {mma.idesc}: {problem}"))
+        out["summary"] = answers.mma_summary(out, None, choices=summary(c))
+        return out
+
     def cp(self, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int) -> dict[str, Any]:
         from tmemviz.families.cp.spelling import resolve_copy
 
@@ -180,6 +211,15 @@ class Explainer:
             "offset": {"lane": copy.offset[0], "col": copy.offset[1]},
             "summary": answers.cp_summary(copy),
         }
+
+
+def _layout_key(line: PtxLine) -> tuple[Any, ...]:
+    """What decides an ld/st's layout: opcode, address and immediates, vector lengths (not names)."""
+    return (
+        line.opcode,
+        *(o for o in line.operands if not o.startswith("{")),
+        *(len(v) for v in line.vectors()),
+    )
 
 
 def _alloc(

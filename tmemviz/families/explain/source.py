@@ -24,7 +24,7 @@ def explain_sources(files: Sequence[str | os.PathLike[str]], text: str | None, c
     if not files and text is None:
         raise TmemvizError("give one or more PTX files (or - for standard input)")
     explainer = Explainer(catalog)
-    modules = [scan(os.fspath(p), text_lines(p), explainer) for p in files]
+    modules = [scan(os.fspath(p), text_lines(p), explainer, explainer.footprint) for p in files]
     if text is not None:
-        modules.append(scan("<text>", text.splitlines(), explainer))
+        modules.append(scan("<text>", text.splitlines(), explainer, explainer.footprint))
     return explain_document(modules)
