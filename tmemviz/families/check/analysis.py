@@ -17,17 +17,21 @@ from tmemviz.families.check.targets import devices, runs_tcgen05
 from tmemviz.families.explain.addresses import Tmem, trusted
 from tmemviz.families.explain.allocation import Kernel, Statement
 from tmemviz.families.explain.regions import Region, place
+from tmemviz.families.explain.scan import hazard_message
 from tmemviz.tmem import TMEM_COLUMNS
 
 ACCESSES = ("ld", "st", "cp", "mma", "shift")
-HAZARD = "before tcgen05.wait::ld"
-"""How the explain scanner's pending-ld warning begins its reason (its rule, reused as ``wait-ld``)."""
 
 
-def check_module(module: Any, kernels: Sequence[Kernel], catalog: Any = None) -> tuple[list[Finding], dict[str, list[Region]]]:
-    """Every finding of one module, in line order, and each kernel's placed regions (for the map)."""
+def check_module(
+    module: Any, kernels: Sequence[Kernel], hazards: Sequence[Any] = (), catalog: Any = None
+) -> tuple[list[Finding], dict[str, list[Region]]]:
+    """Every finding of one module, in line order, and each kernel's placed regions (for the map).
+
+    ``hazards`` are the shared reader's (:class:`tmemviz.ptx.stream.Hazard`): its rule, reported as ``wait-ld``.
+    """
     findings = list(_target(module))
-    findings += [Finding(w.line, "warning", "wait-ld", w.message) for w in module.warnings if HAZARD in w.message]
+    findings += [Finding(h.line, "warning", "wait-ld", hazard_message(h)) for h in hazards]
     by_function: dict[Any, list[Mapping[str, Any]]] = defaultdict(list)
     for record in module.instructions:
         by_function[record.get("function")].append(record)
@@ -131,10 +135,14 @@ def _lifetime(kernel: Kernel) -> Iterable[Finding]:
         )  # fmt: skip
     counts = {a.columns for a in kernel.allocs}
     freed: dict[int, Statement] = {}
+    sole = kernel.entry and not kernel.calls and len(kernel.allocs) == 1
+    last: Statement | None = None
     for s in kernel.statements:
+        if s.op == "alloc":
+            last = None
         if s.op == "dealloc":
-            taddr = s.text.split(None, 1)[1].split(",")[0].strip() if " " in s.text else None
-            value = _tmem(s, kernel, taddr)
+            last = s
+            value = _tmem(s, kernel, s.operands[0]) if s.operands else None
             if value is not None:
                 alloc = kernel.allocs[value.alloc]
                 if alloc.columns is not None and s.columns is not None and s.columns != alloc.columns:
@@ -148,10 +156,13 @@ def _lifetime(kernel: Kernel) -> Iterable[Finding]:
         if s.op not in ACCESSES:
             continue
         value = _tmem(s, kernel)
-        if value is None or value.alloc not in freed:
-            continue
-        gone = freed[value.alloc]
-        if gone.block == s.block:
+        if value is not None and value.alloc in freed:
+            gone: Statement | None = freed[value.alloc]
+        else:
+            # The kernel's only allocation (all it can own: an entry that calls nothing) is freed: any
+            # access after it on the same path uses Tensor Memory the CTA no longer holds.
+            gone = last if sole and last is not None and value is None else None
+        if gone is not None and gone.block == s.block:
             yield Finding(
                 s.line, "error", "use-after-dealloc",
                 f"tcgen05.{s.op} uses the Tensor Memory freed on line {gone.line} by tcgen05.dealloc, on the same "

@@ -1,5 +1,5 @@
-"""Where checked PTX comes from: each file read once, by the explain scanner, with the allocation tracker
-tapping the same lines (``-`` is stdin), or a string."""
+"""Where checked PTX comes from: each file read once (``-`` is stdin), or a string, by the explain scanner
+and the allocation tracker in step (:func:`tmemviz.families.explain.allocation.analyse`)."""
 
 from __future__ import annotations
 
@@ -30,13 +30,12 @@ class Checked:
 
 def check_file(path: str, lines: Any, catalog: Catalog) -> Checked:
     from tmemviz.families.check.analysis import check_module
-    from tmemviz.families.explain.allocation import Tracker, tap
+    from tmemviz.families.explain.allocation import analyse
     from tmemviz.families.explain.ops import Explainer
-    from tmemviz.families.explain.scan import scan
 
-    tracker = Tracker()
-    module = scan(path, tap(lines, tracker), Explainer(catalog))
-    findings, regions = check_module(module, tracker.kernels, catalog)
+    explainer = Explainer(catalog)
+    module, tracker = analyse(path, lines, explainer, explainer.footprint)
+    findings, regions = check_module(module, tracker.kernels, tracker.hazards, catalog)
     return Checked(path, findings, tracker.kernels, regions)
 
 

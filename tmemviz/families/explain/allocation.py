@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.addresses import (
@@ -30,19 +31,13 @@ from tmemviz.families.explain.addresses import (
     shifted,
     with_deps,
 )
-from tmemviz.ptx.line import parse_immediate, split_operands, strip_comment
+from tmemviz.ptx.line import PtxLine, parse_immediate, parse_line
+from tmemviz.ptx.registers import destinations
+from tmemviz.ptx.statements import collapse
+from tmemviz.ptx.stream import BRANCHES, Event, Hazard, events, opcode_of
 
-_HEADER = re.compile(r"^\s*(?:\.(?:visible|extern|weak)\s+)*\.(entry|func)\b\s*(?:\([^)]*\)\s*)?([\w$.]+)?")
-_LABEL = re.compile(r"^([\w$.]+):(?!:)\s*")
-_GUARD = re.compile(r"^@!?\s*%?[\w$.]+\s+")
 _REGISTER = re.compile(r"%[\w$.]+")
-_OPCODE = re.compile(r"^([A-Za-z_][\w.:]*)\s*(.*)$")
-"""The opcode, then the operands, with or without a space between (inline asm writes ``b32{%r1, ...``)."""
 _SYMBOL = re.compile(r"^[A-Za-z_$][\w$.]*$")
-_ENDS_BLOCK = ("bra", "brx", "ret", "exit", "trap")
-_READS_FIRST = ("tcgen05", "bar", "barrier", "nanosleep", "bra", "brx", "ret", "exit", "trap", "st", "red",
-                "prefetch", "fence", "membar", "setmaxnreg")  # fmt: skip
-"""Opcodes whose first operand, even a register, is read, not written."""
 
 
 @dataclass
@@ -70,6 +65,7 @@ class Statement:
     """Each register the statement reads -> its value there (registers with no known value are absent)."""
     columns: int | None = None
     """nCols of an alloc/dealloc."""
+    operands: tuple[str, ...] = ()
 
 
 @dataclass
@@ -88,93 +84,54 @@ class Kernel:
 
 
 class Tracker:
-    """Follows registers through one PTX module, line by line (see :func:`tap`)."""
+    """Follows registers through one PTX module, fed every event of the shared reader
+    (:func:`tmemviz.ptx.stream.events` with ``every=True``): statements, labels, function starts."""
 
     def __init__(self) -> None:
         self.kernels: list[Kernel] = []
+        self.hazards: list[Hazard] = []
+        """The reader's hazards (its pending tcgen05.ld/st rule), in order."""
         self._kernel: Kernel | None = None
-        self._pending: tuple[str, str | None, int] | None = None
-        self._depth = 0
-        self._held: list[str] = []
-        self._held_line = 0
         self._values: dict[str, Value] = {}
         self._block = 0
         self._fresh = itertools.count()
         self._per_line: dict[int, int] = {}
 
-    def feed(self, number: int, raw: str) -> None:
-        code = strip_comment(raw)[0]
-        if self._held:
-            self._held.append(code)
-            if ";" not in code:
-                return
-            code, start = " ".join(self._held), self._held_line
-            self._held = []
-        else:
-            start = number
-            if self._depth == 0 and (".entry" in code or ".func" in code):
-                m = _HEADER.match(code)
-                if m:
-                    self._pending = (m.group(1), m.group(2), number)
-        pieces = code.split(";")
-        for i, piece in enumerate(pieces):
-            last = i == len(pieces) - 1
-            text = self._braces(piece.strip())
-            if not text:
-                continue
-            m = _LABEL.match(text)
-            while m:  # `$L__BB0_2:` (a block starts) and `waitLoop: mbarrier...` alike
-                self._block += 1
-                text = text[m.end() :]
-                m = _LABEL.match(text)
-            if not text or (not text[0].isalpha() and text[0] != "@"):
-                if not last and self._depth == 0:
-                    self._pending = None  # a prototype `.func f(...);` has no body
-                continue
-            if last:
-                self._held, self._held_line = [text], start  # a statement continued on the next line
-                continue
-            if self._kernel is not None:
-                self._statement(start, " ".join(text.split()))
+    def observe(self, event: Event) -> None:
+        kind = event.kind
+        if kind == "function":
+            header = event.statement.text if event.statement is not None else ""
+            line = event.statement.first if event.statement is not None else 0
+            self._kernel = Kernel(event.fn.name, ".entry" in header, line)
+            self.kernels.append(self._kernel)
+            self._values, self._per_line = {}, {}
+        elif kind == "label":
+            self._block += 1
+        elif kind == "hazard" and event.hazard is not None:
+            self.hazards.append(event.hazard)
+        elif kind in ("instruction", "tcgen05") and self._kernel is not None and event.statement is not None:
+            self._statement(event.statement.first, collapse(event.statement.text), event.line)
 
-    def _braces(self, text: str) -> str:
-        """Open/close scopes written before (or as) a statement; a function ends at depth 0."""
-        while text[:1] in ("{", "}"):
-            if text[0] == "{":
-                self._depth += 1
-                if self._depth == 1 and self._pending is not None:
-                    kind, name, line = self._pending
-                    self._kernel = Kernel(name, kind == "entry", line)
-                    self.kernels.append(self._kernel)
-                    self._values, self._pending, self._per_line = {}, None, {}
-            else:
-                self._depth = max(0, self._depth - 1)
-                if self._depth == 0:
-                    self._kernel = None
-            text = text[1:].lstrip()
-        return text
-
-    def _statement(self, line: int, text: str) -> None:
+    def _statement(self, line: int, text: str, parsed: PtxLine | None) -> None:
         kernel = self._kernel
         assert kernel is not None
-        guard = None
-        m = _GUARD.match(text)
-        if m:
-            guard, text = m.group(0).strip(), text[m.end() :]
-        m = _OPCODE.match(text)
-        if m is None:
+        if parsed is None:
+            try:
+                parsed = parse_line(text)
+            except TmemvizError:  # a statement the reader cannot split: what it writes becomes unknown
+                parsed = None
+        if parsed is None:
+            for register in _REGISTER.findall(opcode_of(text)[1].split(",", 1)[0]):
+                kernel.definitions[register] = kernel.definitions.get(register, 0) + 1
+                self._values[register] = self._opaque(register)
             return
-        opcode, rest = m.group(1), m.group(2)
-        try:
-            operands = split_operands(rest)
-        except TmemvizError:  # a statement tmemviz cannot split: whatever it defines becomes unknown
-            operands = tuple(_REGISTER.findall(rest)[:1])
+        opcode, operands, guard = parsed.opcode, parsed.operands, parsed.guard
         head = opcode.split(".")[0]
         if head == "tcgen05":
             self._tcgen05(line, opcode, operands, guard, text)
         elif head == "call":
             kernel.calls = True
-        written = self._written(head, opcode, operands)
+        written = self._written(parsed, head)
         for register in written:
             kernel.definitions[register] = kernel.definitions.get(register, 0) + 1
         if len(written) == 1 and head != "tcgen05":
@@ -188,20 +145,18 @@ class Tracker:
         else:
             for register in written:
                 self._values[register] = self._opaque(register)
-        if head in _ENDS_BLOCK:
+        if head in BRANCHES:
             self._block += 1
 
-    def _written(self, head: str, opcode: str, operands: tuple[str, ...]) -> list[str]:
-        if not operands:
-            return []
-        if opcode.startswith("tcgen05.ld"):
-            return [r for o in operands if not o.startswith("[") for r in _REGISTER.findall(o)]
-        if head == "call":
-            return _REGISTER.findall(operands[0]) if operands[0].startswith("(") else []
-        if head in _READS_FIRST:
-            return []
-        first = operands[0]
-        return _REGISTER.findall(first) if first.startswith(("%", "{")) else []
+    @staticmethod
+    def _written(parsed: PtxLine, head: str) -> list[str]:
+        """The reader's destinations, and (erring towards "written") a call's results and ld.red's redval."""
+        written = destinations(parsed)
+        if parsed.opcode.startswith("tcgen05.ld"):
+            written = [r for o in parsed.operands if not o.startswith("[") for r in _REGISTER.findall(o)]
+        elif head == "call" and parsed.operands and parsed.operands[0].startswith("("):
+            written = _REGISTER.findall(parsed.operands[0])
+        return written
 
     def _opaque(self, register: str) -> Ptr:
         """An unknown value, but one that copies of it can be recognised by (a slot held in a register)."""
@@ -286,7 +241,7 @@ class Tracker:
         order = self._per_line.get(line, 0)
         self._per_line[line] = order + 1
         op = opcode.split(".")[1].split("::")[0] if "." in opcode else opcode
-        statement = Statement(line, order, op, text, self._block)
+        statement = Statement(line, order, op, text, self._block, operands=operands)
         for register in _REGISTER.findall(" ".join(o for o in operands if not o.startswith("{"))):
             value = self._values.get(register)
             if value is None and op in ("alloc", "dealloc"):
@@ -305,8 +260,22 @@ class Tracker:
         kernel.statements.append(statement)
 
 
-def tap(lines: Iterable[str], tracker: Tracker) -> Iterator[str]:
-    """``lines`` unchanged, each also fed to ``tracker``: the file is read once, by whoever iterates."""
-    for number, line in enumerate(lines, 1):
-        tracker.feed(number, line)
-        yield line
+def analyse(path: str, lines: Iterable[str], explain: Any, footprint: Any = None) -> tuple[Any, Tracker]:
+    """The explain scanner's module of ``lines`` and a tracker fed the same lines' events, the file read
+    once: the scanner and the tracker each read statements with the shared reader, in step (the one
+    buffers at most the lines of one statement for the other)."""
+    from tmemviz.families.explain.scan import Module, records
+
+    scanned, mine = itertools.tee(lines)
+    module = Module(path)
+    made = records(module, scanned, explain, footprint)
+    tracker = Tracker()
+    for event in events(mine, every=True):
+        tracker.observe(event)
+        if event.kind == "tcgen05" and event.statement is not None:
+            for record in made:  # the scanner reads up to this same statement
+                module.instructions.append(record)
+                if record["line"] >= event.statement.first:
+                    break
+    module.instructions.extend(made)
+    return module, tracker
