@@ -45,11 +45,10 @@ class Ptr:
     deps: frozenset[str] = frozenset()
 
     def same_place(self, other: object) -> bool:
-        return (
-            isinstance(other, Ptr)
-            and (self.root, self.offset) == (other.root, other.offset)
-            and (self.space == other.space or self.root[0] == "opaque")
-        )
+        """One memory location: a variable's, whichever window reached it; an unknown value's, in one space."""
+        if not isinstance(other, Ptr) or (self.root, self.offset) != (other.root, other.offset):
+            return False
+        return self.root[0] == "var" or self.space == other.space
 
 
 @dataclass(frozen=True)

@@ -227,11 +227,10 @@ class Tracker:
         where = self._address(operand)
         if not isinstance(where, Ptr):
             return None
-        space = "var" if "shared" in parts else "generic"
-        here = Ptr(where.root, where.offset, space, where.deps)
+        here = _located(where, "var" if "shared" in parts else "generic")
         assert self._kernel is not None
         for alloc in reversed(self._kernel.allocs):
-            if alloc.slot is not None and here.same_place(alloc.slot):
+            if here is not None and alloc.slot is not None and here.same_place(alloc.slot):
                 return Tmem(alloc.index, (0, 0), (0, 0), deps | where.deps | alloc.slot.deps)
         return None
 
@@ -253,11 +252,21 @@ class Tracker:
             statement.columns = count.value if isinstance(count, Const) else None
         if op == "alloc" and operands and operands[0].startswith("["):
             slot = self._address(operands[0])
-            space = "var" if "shared" in opcode else "generic"
             group = 2 if "cta_group::2" in opcode else 1
-            at = Ptr(slot.root, slot.offset, space, slot.deps) if isinstance(slot, Ptr) else None
+            at = _located(slot, "var" if "shared" in opcode else "generic")
             kernel.allocs.append(Alloc(len(kernel.allocs), line, statement.columns, group, at, guard))
         kernel.statements.append(statement)
+
+
+def _located(where: Value | None, space: str) -> Ptr | None:
+    """The place an instruction of state space ``space`` (``var``: .shared; ``generic``) reaches at
+    ``where``: a variable's address must be in that window (``mov`` gives its own, ``cvta`` the generic
+    one, PTX 6.4.1); an unknown value is its own place, in the instruction's space."""
+    if not isinstance(where, Ptr):
+        return None
+    if where.root[0] == "opaque":
+        return Ptr(where.root, where.offset, space, where.deps)
+    return where if where.space == space else None
 
 
 def analyse(path: str, lines: Iterable[str], explain: Any, footprint: Any = None) -> tuple[Any, Tracker]:
