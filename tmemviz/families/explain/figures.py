@@ -131,7 +131,10 @@ def paint(width: int, columns: int | None, regions: Sequence[Any]) -> tuple[Any,
             for col in range(max(0, r.cols[0]), min(width - 1, r.cols[1]) + 1):
                 i = lane * width + col
                 touched[i] = (*touched[i], k)
-                past = r.outside or (columns is not None and col >= columns)
+                # Past the allocation; or the whole region when what takes it outside is not drawn (lanes).
+                past = (columns is not None and col >= columns) or (
+                    r.outside and (columns is None or r.cols[1] < columns)
+                )
                 clash = operand[i] is not None and {operand[i], kind} == {"D", "other"}
                 if past or clash or colors[i] == ERROR:
                     colors[i] = ERROR
