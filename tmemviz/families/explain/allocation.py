@@ -32,11 +32,14 @@ from tmemviz.families.explain.addresses import (
     with_deps,
 )
 from tmemviz.ptx.line import PtxLine, parse_immediate, parse_line
-from tmemviz.ptx.registers import destinations
+from tmemviz.ptx.registers import NO_DESTINATION, destinations
 from tmemviz.ptx.statements import collapse
 from tmemviz.ptx.stream import BRANCHES, Event, Hazard, events, opcode_of
 
 _REGISTER = re.compile(r"%[\w$.]+")
+_MODELLED = frozenset(("mov", "cvt", "cvta", "ld", "add", "and", "selp", "shl", "shr", "or", "xor", "mul", "sub",
+                       "call"))  # fmt: skip
+"""Opcodes whose result (or effect) the tracker follows; any other only defines its destinations."""
 _SYMBOL = re.compile(r"^[A-Za-z_$][\w$.]*$")
 
 
@@ -116,6 +119,17 @@ class Tracker:
         kernel = self._kernel
         assert kernel is not None
         if parsed is None:
+            opcode, rest = opcode_of(text)
+            head = opcode.split(".", 1)[0]
+            if head not in _MODELLED:  # only which registers it writes matters: no need to parse it
+                first = rest[: rest.find("}") + 1] if rest[:1] == "{" else rest.split(",", 1)[0]
+                written = [] if head in NO_DESTINATION or first[:1] in "[(" else _REGISTER.findall(first)
+                for register in written:
+                    kernel.definitions[register] = kernel.definitions.get(register, 0) + 1
+                    self._values[register] = self._opaque(register)
+                if head in BRANCHES:
+                    self._block += 1
+                return
             try:
                 parsed = parse_line(text)
             except TmemvizError:  # a statement the reader cannot split: what it writes becomes unknown
@@ -270,21 +284,22 @@ def _located(where: Value | None, space: str) -> Ptr | None:
 
 
 def analyse(path: str, lines: Iterable[str], explain: Any, footprint: Any = None) -> tuple[Any, Tracker]:
-    """The explain scanner's module of ``lines`` and a tracker fed the same lines' events, the file read
-    once: the scanner and the tracker each read statements with the shared reader, in step (the one
-    buffers at most the lines of one statement for the other)."""
-    from tmemviz.families.explain.scan import Module, records
+    """One read of ``lines`` by the shared reader (every statement): the tracker follows each, and each
+    tcgen05 instruction is explained by ``explain`` as the explain scanner does; returns the module
+    (target, instruction records, the explainer's own warnings) and the tracker (kernels, hazards)."""
+    from tmemviz.families.explain.scan import Module
 
-    scanned, mine = itertools.tee(lines)
     module = Module(path)
-    made = records(module, scanned, explain, footprint)
     tracker = Tracker()
-    for event in events(mine, every=True):
+    for event in events(lines, footprint, every=True):
         tracker.observe(event)
-        if event.kind == "tcgen05" and event.statement is not None:
-            for record in made:  # the scanner reads up to this same statement
+        kind = event.kind
+        if kind == "tcgen05" and event.statement is not None and event.line is not None:
+            s = event.statement
+            record = explain(s.first, collapse(s.text) + ";", event.line, event.fn, module)
+            if record is not None:
                 module.instructions.append(record)
-                if record["line"] >= event.statement.first:
-                    break
-    module.instructions.extend(made)
+        elif kind == "target" and module.target is None:
+            module.target = event.target
+    module.count = len(module.instructions)
     return module, tracker
