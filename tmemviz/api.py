@@ -340,14 +340,11 @@ def explain(
 def check(
     files: Sequence[PathLike] = (), text: Optional[str] = None, layouts: Optional[Sequence[PathLike]] = None
 ) -> Document:
-    """Tensor Memory findings of whole PTX modules (``tmemviz check``): ``.cells`` are the files, each
-    with ``path`` and ``findings`` (``line``, ``severity``, ``rule``, ``message``); ``save("map.png")``
-    draws each kernel's TMEM map. ``files`` are streamed (``-`` is stdin), ``text`` is PTX as a string."""
-    from tmemviz.families.check.document import check_document
-    from tmemviz.families.check.source import check_sources
+    """TMEM findings of whole PTX modules (``tmemviz check``): ``.cells`` are the files, each with its
+    ``findings``; ``save("map.png")`` draws the kernels' TMEM map. ``-`` is stdin, ``text`` PTX itself."""
+    from tmemviz.families.check.document import check_files
 
-    paths = [files] if isinstance(files, (str, os.PathLike)) else files
-    return check_document(check_sources(paths, text, catalog(layouts)))
+    return check_files(files, text, catalog(layouts))
 
 
 def datapath(

@@ -31,7 +31,10 @@ ld.shared.b32 %r2, [smem];
 """
 FREE = "bar.sync 0;\ntcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, {cols};\n"
 LD = "tcgen05.ld.sync.aligned.32x32b.x8.b32 {{%r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17}}, [{addr}];\n"
-USE = "add.s32 %r20, %r10, %r17;\nadd.s32 %r21, %r11, %r12;\nadd.s32 %r22, %r13, %r14;\nadd.s32 %r23, %r15, %r16;\n"
+USE = (
+    "add.s32 %r20, %r10, %r17;\nadd.s32 %r21, %r11, %r12;\n"
+    "add.s32 %r22, %r13, %r14;\nadd.s32 %r23, %r15, %r16;\n"
+)
 
 
 def line_of(text: str, needle: str, nth: int = 0) -> int:
@@ -67,7 +70,7 @@ def test_a_correct_kernel_has_only_notes() -> None:
 @pytest.mark.parametrize(("cols", "bad"), [(16, True), (48, True), (1024, True), (32, False), (512, False)])
 def test_alloc_columns(cols: int, bad: bool) -> None:
     found = findings(good(cols))
-    assert (("alloc-columns" in {r for _, _, r in found})) is bad
+    assert ("alloc-columns" in {r for _, _, r in found}) is bad
 
 
 @pytest.mark.parametrize(
@@ -77,18 +80,23 @@ def test_alloc_columns(cols: int, bad: bool) -> None:
 def test_outside_allocation_at_base_plus_constant(offset: int, fires: bool) -> None:
     """A 32x32b.x8 reads 8 columns of 32 lanes: inside a 64-column alloc up to column 56, lanes up to 96."""
     text = good(64, f"add.s32 %r3, %r2, {offset};\n" + LD.format(addr="%r3") + USE)
-    assert (("outside-allocation" in {r for _, _, r in findings(text)})) is fires
+    assert ("outside-allocation" in {r for _, _, r in findings(text)}) is fires
 
 
 def test_outside_allocation_through_a_generic_address_and_a_copied_register() -> None:
-    body = """cvta.shared.u64 %rd1, smem;
+    body = (
+        """cvta.shared.u64 %rd1, smem;
 mov.b32 %r1, smem;
 tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 32;
 bar.sync 0;
 ld.u32 %r2, [%rd1];
 mov.b32 %r4, %r2;
 add.s32 %r3, %r4, 32;
-""" + LD.format(addr="%r3") + USE + FREE.format(cols=32)
+"""
+        + LD.format(addr="%r3")
+        + USE
+        + FREE.format(cols=32)
+    )
     text = kernel(".reg .b64 %rd<4>;\n" + body)
     assert findings(text) == [(line_of(text, "tcgen05.ld"), "error", "outside-allocation")]
 
@@ -135,7 +143,7 @@ def test_dealloc_mismatch() -> None:
 
 def test_use_after_dealloc_on_the_same_path_only() -> None:
     after = kernel(ALLOC.format(cols=64) + FREE.format(cols=64) + LD.format(addr="%r2") + USE)
-    assert ("use-after-dealloc" in {r for _, _, r in findings(after)})
+    assert "use-after-dealloc" in {r for _, _, r in findings(after)}
     other_path = kernel(ALLOC.format(cols=64) + FREE.format(cols=64) + "$L9:\n" + LD.format(addr="%r2") + USE)
     assert "use-after-dealloc" not in {r for _, _, r in findings(other_path)}
 
@@ -147,17 +155,20 @@ def test_cta_group_mixed_names_the_odd_one() -> None:
 
 @pytest.mark.parametrize("target", ["sm_120a", "sm_121a", "sm_90a", "sm_100"])
 def test_target_without_tensor_memory(target: str) -> None:
-    assert [r for _, _, r in findings(kernel(ALLOC.format(cols=32) + FREE.format(cols=32), target))] == ["target"]
+    assert [r for _, _, r in findings(kernel(ALLOC.format(cols=32) + FREE.format(cols=32), target))] == [
+        "target"
+    ]
 
 
 def test_ld_red_outside_its_targets() -> None:
-    red = "tcgen05.ld.red.sync.aligned.32x32b.x2.max.f32 {%r10, %r11}, %r12, [%r2];\nadd.s32 %r20, %r10, %r11;\n"
+    red = "tcgen05.ld.red.sync.aligned.32x32b.x2.max.f32 {%r10, %r11}, %r12, [%r2];\n"
+    red += "add.s32 %r20, %r10, %r11;\n"
     assert [r for _, _, r in findings(good(32, red))] == ["target"]
     assert findings(kernel(ALLOC.format(cols=32) + red + FREE.format(cols=32), "sm_103a")) == []
 
 
 def test_wait_ld_is_the_reader_hazard() -> None:
     early = good(64, LD.format(addr="%r2") + "bar.sync 0;\n" + USE)
-    assert ("wait-ld" in {r for _, _, r in findings(early)})
+    assert "wait-ld" in {r for _, _, r in findings(early)}
     waited = good(64, LD.format(addr="%r2") + "tcgen05.wait::ld.sync.aligned;\nbar.sync 0;\n" + USE)
     assert findings(waited) == []

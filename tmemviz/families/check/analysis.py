@@ -28,7 +28,7 @@ def check_module(
 ) -> tuple[list[Finding], dict[str, list[Region]]]:
     """Every finding of one module, in line order, and each kernel's placed regions (for the map).
 
-    ``hazards`` are the shared reader's (:class:`tmemviz.ptx.stream.Hazard`): its rule, reported as ``wait-ld``.
+    ``hazards`` are the shared reader's (:class:`tmemviz.ptx.stream.Hazard`): its rule, as ``wait-ld``.
     """
     findings = list(_target(module))
     findings += [Finding(h.line, "warning", "wait-ld", hazard_message(h)) for h in hazards]
@@ -66,8 +66,8 @@ def _target(module: Any) -> Iterable[Finding]:
         if record.get("op") == "ld.red" and not _runs_ld_red(target):
             yield Finding(
                 record["line"], "error", "target",
-                f"tcgen05.ld.red needs .target sm_103a/sm_110a or the sm_103f/sm_110f families, but this module "
-                f"targets {target} (PTX 9.7.16.8.3)",
+                "tcgen05.ld.red needs .target sm_103a/sm_110a or the sm_103f/sm_110f families, but this "
+                f"module targets {target} (PTX 9.7.16.8.3)",
             )  # fmt: skip
     yield Finding(first, "note", "target", f".target {target}: the module runs on {devices(str(target))}")
 
@@ -80,7 +80,7 @@ def _columns(kernel: Kernel) -> Iterable[Finding]:
         count = statement.columns
         if count is None:
             yield Finding(statement.line, "note", "alloc-columns",
-                          f"tcgen05.{statement.op} takes nCols from a register: its value is not checked")  # fmt: skip
+                          f"tcgen05.{statement.op} takes nCols from a register: not checked")  # fmt: skip
             continue
         if count < 32 or count > TMEM_COLUMNS or count & (count - 1):
             yield Finding(
@@ -95,8 +95,9 @@ def _columns(kernel: Kernel) -> Iterable[Finding]:
         fit = TMEM_COLUMNS // total if total <= TMEM_COLUMNS else 0
         yield Finding(
             allocs[0].line, "note", "alloc-columns",
-            f"{kernel.name} allocates {total} of the SM's {TMEM_COLUMNS} Tensor Memory columns per CTA: at most "
-            f"{fit} of its CTAs hold Tensor Memory on one SM at once; more wait in tcgen05.alloc",
+            f"{short(kernel.name)} allocates {total} of the SM's {TMEM_COLUMNS} Tensor Memory columns "
+            f"per CTA: at most {fit} of its CTAs hold Tensor Memory on one SM at once; more wait in "
+            "tcgen05.alloc",
         )  # fmt: skip
 
 
@@ -109,7 +110,8 @@ def _outside(kernel: Kernel, regions: Sequence[Region]) -> Iterable[Finding]:
         reach = "reaches" if r.exact else "reaches, whatever its offset, at least into"
         yield Finding(
             r.line, "error", "outside-allocation",
-            f"tcgen05.{r.op} ({r.what}) {reach} lanes {r.lanes[0]}..{r.lanes[1]}, columns {r.cols[0]}..{r.cols[1]} "
+            f"tcgen05.{r.op} ({r.what}) {reach} lanes {r.lanes[0]}..{r.lanes[1]}, "
+            f"columns {r.cols[0]}..{r.cols[1]} "
             f"from the base allocated on line {alloc.line}, which has 128 lanes and {has}",
         )  # fmt: skip
 
@@ -130,8 +132,8 @@ def _lifetime(kernel: Kernel) -> Iterable[Finding]:
         first = kernel.allocs[0]
         yield Finding(
             first.line, "warning", "never-freed",
-            f"{kernel.name} allocates Tensor Memory here but has no tcgen05.dealloc before it returns: the "
-            "columns stay taken after the CTA exits",
+            f"{short(kernel.name)} allocates Tensor Memory here but has no tcgen05.dealloc before it "
+            "returns: the columns stay taken after the CTA exits",
         )  # fmt: skip
     counts = {a.columns for a in kernel.allocs}
     freed: dict[int, Statement] = {}
@@ -165,9 +167,19 @@ def _lifetime(kernel: Kernel) -> Iterable[Finding]:
         if gone is not None and gone.block == s.block:
             yield Finding(
                 s.line, "error", "use-after-dealloc",
-                f"tcgen05.{s.op} uses the Tensor Memory freed on line {gone.line} by tcgen05.dealloc, on the same "
-                "straight-line path",
+                f"tcgen05.{s.op} uses the Tensor Memory freed on line {gone.line} by tcgen05.dealloc, on the "
+                "same straight-line path",
             )  # fmt: skip
+
+
+def short(name: str | None) -> str:
+    """A kernel's name as a message quotes it: CuTe DSL names run to hundreds of characters.
+
+    >>> short("k"), len(short("x" * 300))
+    ('k', 40)
+    """
+    text = name or "this function"
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _mismatch(s: Statement, allocated: int, which: str) -> Finding:
@@ -188,6 +200,7 @@ def _cta_group(kernel: Kernel) -> Iterable[Finding]:
         if g != usual:
             yield Finding(
                 s.line, "error", "cta-group-mixed",
-                f".cta_group::{g} here, but {counts[usual]} other tcgen05 instruction(s) of {kernel.name} use "
-                f".cta_group::{usual} (first on line {first.line}): all of a kernel's must agree (PTX 9.7.16.9.3)",
+                f".cta_group::{g} here, but {counts[usual]} other tcgen05 instruction(s) of "
+                f"{short(kernel.name)} use .cta_group::{usual} (first on line {first.line}): all of a "
+                "kernel's must agree (PTX 9.7.16.9.3)",
             )  # fmt: skip

@@ -4,6 +4,7 @@ table, and the kernels' TMEM map (the explain family's figure) as PNG, SVG or HT
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from tmemviz.draw.document import Document
 from tmemviz.families.check.findings import failing
@@ -21,7 +22,11 @@ def check_document(checked: Sequence[Checked]) -> Document:
 
     def csv():
         header = ("path", "line", "severity", "rule", "message")
-        rows = ((f["path"], x["line"], x["severity"], x["rule"], x["message"]) for f in files for x in f["findings"])
+        rows = (
+            (f["path"], x["line"], x["severity"], x["rule"], x["message"])
+            for f in files
+            for x in f["findings"]
+        )
         return header, rows
 
     def table(width: int):
@@ -47,6 +52,16 @@ def check_document(checked: Sequence[Checked]) -> Document:
         notes=NOTES,
         subject=checked,
     )
+
+
+def check_files(files: Any, text: str | None, catalog: Any) -> Document:
+    """Check ``files`` (one path, or several; ``-`` is stdin) and ``text``, as one document."""
+    import os
+
+    from tmemviz.families.check.source import check_sources
+
+    paths = [files] if isinstance(files, (str, os.PathLike)) else list(files)
+    return check_document(check_sources(paths, text, catalog))
 
 
 def status(checked: Sequence[Checked]) -> int:

@@ -27,8 +27,10 @@ class Finding:
 def failing(findings: Iterable[Finding]) -> bool:
     """Whether any finding is an error or a warning (``tmemviz check`` then exits 1).
 
-    >>> failing([Finding(3, "note", "target", "runs on sm_100")]), failing([Finding(3, "warning", "wait-ld", "")])
-    (False, True)
+    >>> failing([Finding(3, "note", "target", "runs on sm_100")])
+    False
+    >>> failing([Finding(3, "warning", "wait-ld", "")])
+    True
     """
     return any(f.severity in ("error", "warning") for f in findings)
 

@@ -39,7 +39,9 @@ def check_file(path: str, lines: Any, catalog: Catalog) -> Checked:
     return Checked(path, findings, tracker.kernels, regions)
 
 
-def check_sources(files: Sequence[str | os.PathLike[str]], text: str | None, catalog: Catalog) -> list[Checked]:
+def check_sources(
+    files: Sequence[str | os.PathLike[str]], text: str | None, catalog: Catalog
+) -> list[Checked]:
     """Check each file (then ``text``, named ``<text>``); an unreadable file stops the run."""
     from tmemviz.files import text_lines
 

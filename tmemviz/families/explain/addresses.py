@@ -45,7 +45,7 @@ class Ptr:
     deps: frozenset[str] = frozenset()
 
     def same_place(self, other: object) -> bool:
-        """One memory location: a variable's, whichever window reached it; an unknown value's, in one space."""
+        """One memory location: a variable's, whichever window reached it; an unknown value's, in a space."""
         if not isinstance(other, Ptr) or (self.root, self.offset) != (other.root, other.offset):
             return False
         return self.root[0] == "var" or self.space == other.space

@@ -37,8 +37,9 @@ from tmemviz.ptx.statements import collapse
 from tmemviz.ptx.stream import BRANCHES, Event, Hazard, events, opcode_of
 
 _REGISTER = re.compile(r"%[\w$.]+")
-_MODELLED = frozenset(("mov", "cvt", "cvta", "ld", "add", "and", "selp", "shl", "shr", "or", "xor", "mul", "sub",
-                       "call"))  # fmt: skip
+_MODELLED = frozenset(
+    ("mov", "cvt", "cvta", "ld", "add", "and", "selp", "shl", "shr", "or", "xor", "mul", "sub", "call")
+)
 """Opcodes whose result (or effect) the tracker follows; any other only defines its destinations."""
 _SYMBOL = re.compile(r"^[A-Za-z_$][\w$.]*$")
 
@@ -248,7 +249,9 @@ class Tracker:
                 return Tmem(alloc.index, (0, 0), (0, 0), deps | where.deps | alloc.slot.deps)
         return None
 
-    def _tcgen05(self, line: int, opcode: str, operands: tuple[str, ...], guard: str | None, text: str) -> None:
+    def _tcgen05(
+        self, line: int, opcode: str, operands: tuple[str, ...], guard: str | None, text: str
+    ) -> None:
         kernel = self._kernel
         assert kernel is not None
         order = self._per_line.get(line, 0)

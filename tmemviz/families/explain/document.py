@@ -1,4 +1,4 @@
-"""Explained PTX modules as one :class:`~tmemviz.draw.document.Document`: JSON, a table, no figure."""
+"""Explained PTX modules as one :class:`~tmemviz.draw.document.Document`: JSON, a table, the TMEM map."""
 
 from __future__ import annotations
 
@@ -13,6 +13,12 @@ NOTES = (
     "(imm >> 16 lanes, imm & 0xFFFF columns)",
     "a tcgen05.mma idesc is decoded when a constant mov into its register precedes it in the function",
 )
+
+
+def _map(modules: Sequence[Module], detail: str):  # type: ignore[no-untyped-def]
+    from tmemviz.families.explain.figures import explain_map
+
+    return explain_map(modules, detail)
 
 
 def explain_document(modules: Sequence[Module]) -> Document:
@@ -45,6 +51,7 @@ def explain_document(modules: Sequence[Module]) -> Document:
         nested="instructions",
         csv=csv,
         views={"instructions": table},
+        figure=lambda detail: _map(modules, detail),
         notes=NOTES,
         subject=modules,
     )

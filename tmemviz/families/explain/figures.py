@@ -21,6 +21,10 @@ from tmemviz.tmem import TMEM_COLUMNS, TMEM_LANES
 PALETTE = ("#ffffff", "#eeeeee", "#9ecae1", "#fdbf6f", "#b2df8a", "#e31a1c")
 """Past the allocation, allocated, written by an MMA (D), written by st/cp/shift, read, error."""
 PAST, FREE, MMA_D, WRITTEN, READ, ERROR = range(6)
+RANK = {ERROR: 0, MMA_D: 1, WRITTEN: 2, READ: 3, FREE: 4, PAST: 5}
+LABEL_MIN_IN = 0.45
+LABEL_MIN_LANES = 8
+"""Regions smaller than this are named in their tooltips only (labels would cover each other)."""
 WIDTH_IN = 10.0
 CELL_H_IN = 0.035
 MAX_PANELS = 12
@@ -34,7 +38,42 @@ def gallery_entries(catalog: Catalog) -> list[object]:
     return []
 
 
-def map_spec(files: Sequence[tuple[str, Sequence[Any], dict[str, Sequence[Any]]]], detail: str = "auto") -> FigureSpec:
+def explain_map(modules: Sequence[Any], detail: str = "auto") -> FigureSpec:
+    """The map of explained modules (``tmemviz explain FILE -o map.png``): each file is read again, now
+    with the allocation tracker (explaining alone does not follow registers); standard input and text
+    cannot be read twice, so ``tmemviz check`` (which reads once and draws the same map) draws those."""
+    from tmemviz.catalog import load_catalog
+    from tmemviz.errors import TmemvizError
+    from tmemviz.families.cp.shapes import KIND as CP
+    from tmemviz.families.explain.allocation import analyse
+    from tmemviz.families.explain.ops import Explainer
+    from tmemviz.families.explain.regions import place
+    from tmemviz.families.ldst.shapes import KIND as LDST
+    from tmemviz.files import text_lines
+
+    catalog = load_catalog([], (LDST, CP), lazy=True)
+    files = []
+    for m in modules:
+        if m.path in ("-", "<text>"):
+            where = "standard input" if m.path == "-" else "PTX given as text"
+            raise TmemvizError(
+                f"the TMEM map of {where} is drawn by 'tmemviz check ... -o map.png' (it reads once)"
+            )
+        explainer = Explainer(catalog)
+        module, tracker = analyse(m.path, text_lines(m.path), explainer, explainer.footprint)
+        records: dict[Any, list[Any]] = {}
+        for record in module.instructions:
+            records.setdefault(record.get("function"), []).append(record)
+        regions = {
+            k.name or f"line {k.line}": place(k, records.get(k.name, []), catalog) for k in tracker.kernels
+        }
+        files.append((m.path, tracker.kernels, regions))
+    return map_spec(files, detail)
+
+
+def map_spec(
+    files: Sequence[tuple[str, Sequence[Any], dict[str, Sequence[Any]]]], detail: str = "auto"
+) -> FigureSpec:
     """The map of every kernel of ``files`` (path, the tracker's kernels, placed regions by kernel name)."""
     panels: list[Panel] = []
     unplaced = 0
@@ -55,11 +94,15 @@ def map_spec(files: Sequence[tuple[str, Sequence[Any], dict[str, Sequence[Any]]]
         "by st/cp/shift, green: read, red: outside the allocation or shared by two kinds of operand."
     )
     if unplaced:
-        caption += f" {unplaced} tcgen05 access(es) not drawn: their address was not proved to be an alloc's base."
+        caption += (
+            f" {unplaced} tcgen05 access(es) not drawn: their address was not proved to be an alloc's base."
+        )
     if left:
         caption += f" {left} more allocation(s) not drawn."
     if not panels:
-        panels.append(Panel("no tcgen05.alloc found", 8, 1, 0.5, (), notes=(Note(4, 0.5, "nothing allocated"),)))
+        panels.append(
+            Panel("no tcgen05.alloc found", 8, 1, 0.5, (), notes=(Note(4, 0.5, "nothing allocated"),))
+        )
     title = "TMEM map: " + ", ".join(p for p, _, _ in files)
     return FigureSpec(title if len(title) < 90 else title[:87] + "...", caption, tuple(panels))
 
@@ -72,10 +115,10 @@ def alloc_panel(path: str, kernel: Any, alloc: Any, regions: Sequence[Any]) -> P
     cells = paint(width, alloc.columns, regions)
     colors, lines, kinds, texts = cells
     cell_w = WIDTH_IN / width
+    cells_n = width * TMEM_LANES
+    coordinates = (tuple(i // width for i in range(cells_n)), tuple(i % width for i in range(cells_n)))
     field = Field(
-        0, 0, width, TMEM_LANES, ("lane", "col", "line", "touch"),
-        (tuple(i // width for i in range(width * TMEM_LANES)), tuple(i % width for i in range(width * TMEM_LANES)),
-         lines, kinds),
+        0, 0, width, TMEM_LANES, ("lane", "col", "line", "touch"), (*coordinates, lines, kinds),
         colors, PALETTE, "lane {lane}, column {col}: {touch}", texts=(("touch", texts),), group=("line",),
     )  # fmt: skip
     outlines = [Outline(0, 0, alloc.columns, TMEM_LANES, 1.6)] if alloc.columns else []
@@ -90,7 +133,9 @@ def alloc_panel(path: str, kernel: Any, alloc: Any, regions: Sequence[Any]) -> P
     short = name if len(name) <= 40 else name[:37] + "..."
     size = f"{alloc.columns} columns" if alloc.columns else "nCols in a register"
     pair = ", each CTA of the pair" if alloc.cta_group == 2 else ""
-    markers = ((float(alloc.columns), "end of allocation"),) if alloc.columns and alloc.columns < width else ()
+    markers = (
+        ((float(alloc.columns), "end of allocation"),) if alloc.columns and alloc.columns < width else ()
+    )
     return Panel(
         title=f"{path}: {short}, alloc on line {alloc.line} ({size}{pair})",
         width=width,
@@ -136,10 +181,12 @@ def paint(width: int, columns: int | None, regions: Sequence[Any]) -> tuple[Any,
                     r.outside and (columns is None or r.cols[1] < columns)
                 )
                 clash = operand[i] is not None and {operand[i], kind} == {"D", "other"}
-                if past or clash or colors[i] == ERROR:
+                if past or clash:
                     colors[i] = ERROR
-                else:
-                    colors[i] = MMA_D if r.op == "mma" and r.what == "D" else WRITTEN if r.writes else READ
+                else:  # what a cell shows, most telling first: error, an MMA's D, written, read
+                    mine = MMA_D if r.op == "mma" and r.what == "D" else WRITTEN if r.writes else READ
+                    if colors[i] in (PAST, FREE) or RANK[mine] < RANK[colors[i]]:
+                        colors[i] = mine
                     if operand[i] != "D" or kind == "other":
                         operand[i] = kind
     index: dict[tuple[int, ...], int] = {(): 0}
@@ -167,12 +214,22 @@ def labels(regions: Iterable[Any], width: int) -> Iterable[Note]:
     for r in regions:
         a, b = max(0, r.cols[0]), min(width - 1, r.cols[1])
         lo, hi = max(0, r.lanes[0]), min(TMEM_LANES - 1, r.lanes[1])
-        if a <= b and lo <= hi:
+        if (
+            a <= b
+            and lo <= hi
+            and (b - a + 1) * WIDTH_IN / width >= LABEL_MIN_IN
+            and hi - lo + 1 >= LABEL_MIN_LANES
+        ):
             groups.setdefault((a, b, lo, hi), []).append(r)
-    for count, ((a, b, lo, hi), members) in enumerate(sorted(groups.items(), key=lambda g: (g[0][2], g[0][0]))):
+    for count, ((a, b, lo, hi), members) in enumerate(
+        sorted(groups.items(), key=lambda g: (g[0][2], g[0][0]))
+    ):
         if count == MAX_LABELS:
             return
-        names = [f"L{r.line} {r.op}" for r in members[:LABEL_LINES]]
+        names = [
+            f"L{r.line} {r.op}" + (f" {r.what}" if r.what not in ("cells", "rows") else "")
+            for r in members[:LABEL_LINES]
+        ]
         more = f" +{len(members) - LABEL_LINES}" if len(members) > LABEL_LINES else ""
         y = (lo + hi + 1) / 2 + (count % 3 - 1) * 6 if hi - lo > 20 else (lo + hi + 1) / 2
         yield Note((a + b + 1) / 2, y, ", ".join(names) + more, 6.5)

@@ -93,7 +93,11 @@ def _mma(record: Mapping[str, Any]) -> list[tuple[str, str, Interval, Interval]]
                 high = max(r.lanes[1] for r in org.regions) - org.offset
                 lanes, cols = (d["lane"] + low, d["lane"] + high), (d["col"], d["col"] + width - 1)
         out.append(("D", d["base"], lanes, cols))
-    for name, what in (("scale_a", "A scale factors"), ("scale_b", "B scale factors"), ("sp_meta", "metadata")):
+    for name, what in (
+        ("scale_a", "A scale factors"),
+        ("scale_b", "B scale factors"),
+        ("sp_meta", "metadata"),
+    ):
         where = record.get(name)
         if where and where.get("base"):
             out.append((what, where["base"], (where["lane"], where["lane"]), (where["col"], where["col"])))
@@ -128,7 +132,8 @@ def region(
         outside = outside or least_col >= alloc.columns
     exact = value.lanes[0] == value.lanes[1] and value.cols[0] == value.cols[1]
     op = str(record.get("op"))
-    return Region(statement.line, op, what, alloc.index, span_lanes, span_cols, op in WRITERS, outside, exact)
+    writes = op in WRITERS and what in ("D", "cells", "rows")  # an MMA reads its scale factors and metadata
+    return Region(statement.line, op, what, alloc.index, span_lanes, span_cols, writes, outside, exact)
 
 
 def pair(kernel: Kernel, records: Iterable[Mapping[str, Any]]) -> list[tuple[Statement, Mapping[str, Any]]]:
