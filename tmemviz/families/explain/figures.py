@@ -160,7 +160,7 @@ def paint(width: int, columns: int | None, regions: Sequence[Any]) -> tuple[Any,
     >>> from types import SimpleNamespace as R
     >>> d = R(line=9, op="mma", what="D", lanes=(0, 127), cols=(0, 31), writes=True, outside=False)
     >>> colors, lines, kinds, texts = paint(32, 32, [d])
-    >>> colors[0], lines[5], texts[kinds[0]]
+    >>> colors[0], lines[5], dict(texts)[kinds[0]]
     (2, 9, 'line 9: tcgen05.mma writes D')
     """
     n = width * TMEM_LANES
