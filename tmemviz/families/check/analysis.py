@@ -107,12 +107,15 @@ def _outside(kernel: Kernel, regions: Sequence[Region]) -> Iterable[Finding]:
             continue
         alloc = kernel.allocs[r.alloc]
         has = f"{alloc.columns} columns" if alloc.columns is not None else "its columns"
-        reach = "reaches" if r.exact else "reaches, whatever its offset, at least into"
+        what = f" ({r.what})" if r.what not in ("cells", "rows") else ""
+        if r.exact:
+            where = f"touches lanes {r.lanes[0]}..{r.lanes[1]}, columns {r.cols[0]}..{r.cols[1]}"
+        else:
+            where = f"reaches lane {r.reach[0]}, column {r.reach[1]} at least, whatever its offset,"
         yield Finding(
             r.line, "error", "outside-allocation",
-            f"tcgen05.{r.op} ({r.what}) {reach} lanes {r.lanes[0]}..{r.lanes[1]}, "
-            f"columns {r.cols[0]}..{r.cols[1]} "
-            f"from the base allocated on line {alloc.line}, which has 128 lanes and {has}",
+            f"tcgen05.{r.op}{what} {where} from the base allocated on line {alloc.line}, which has 128 "
+            f"lanes and {has}",
         )  # fmt: skip
 
 

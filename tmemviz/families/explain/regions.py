@@ -37,6 +37,8 @@ class Region:
     outside: bool
     exact: bool
     """The address is one value (not an interval of offsets): the region is exactly what is touched."""
+    reach: tuple[int, int] = (0, 0)
+    """The last lane and column touched whatever the offset in its interval (what ``outside`` rests on)."""
 
 
 def footprints(record: Mapping[str, Any], catalog: Any = None) -> list[tuple[str, str, Interval, Interval]]:
@@ -133,7 +135,8 @@ def region(
     exact = value.lanes[0] == value.lanes[1] and value.cols[0] == value.cols[1]
     op = str(record.get("op"))
     writes = op in WRITERS and what in ("D", "cells", "rows")  # an MMA reads its scale factors and metadata
-    return Region(statement.line, op, what, alloc.index, span_lanes, span_cols, writes, outside, exact)
+    reach = (least_lane, least_col)
+    return Region(statement.line, op, what, alloc.index, span_lanes, span_cols, writes, outside, exact, reach)
 
 
 def pair(kernel: Kernel, records: Iterable[Mapping[str, Any]]) -> list[tuple[Statement, Mapping[str, Any]]]:
