@@ -198,9 +198,11 @@ def _other(s: Statement, fn: FunctionState, every: bool) -> Iterator[Event]:
     parsed: PtxLine | None = None
     if fn.pending_ld:
         _read(fn, _sources(head, rest) + (registers(s.text.split(None, 1)[0]) if s.text[:1] == "@" else []))
-    if head in CONSTANT_OPS or (
-        fn.constants.values and rest and rest.split(",", 1)[0].strip() in fn.constants.values
-    ):
+    values = fn.constants.values
+    if head in CONSTANT_OPS and not _may_be_constant(rest, values):
+        for name in registers(rest.split("}", 1)[0] if rest[:1] == "{" else rest.split(",", 1)[0]):
+            values.pop(name, None)  # built from run-time values only: nothing to follow
+    elif head in CONSTANT_OPS or (values and rest and rest.split(",", 1)[0].strip() in values):
         try:
             parsed = parse_line(s.text)
             fn.constants.update(parsed)
@@ -216,6 +218,18 @@ def _other(s: Statement, fn: FunctionState, every: bool) -> Iterator[Event]:
         yield from _hazards(s, fn, next(r for r in RELEASES if opcode.startswith(r)))
     if every:
         yield Event("instruction", s, fn, line=parsed)
+
+
+_IMMEDIATE = re.compile(r"(?:^|[\s,{])[-+]?\d")
+
+
+def _may_be_constant(rest: str, values: dict[str, Any]) -> bool:
+    """Whether an operand after the destination is an immediate or a register holding known bits."""
+    end = rest.find("}") if rest[:1] == "{" else rest.find(",")
+    sources = rest[end + 1 :] if end >= 0 else ""
+    if _IMMEDIATE.search(sources):
+        return True
+    return any(r in values for r in registers(sources)) if values else False
 
 
 def _sources(head: str, rest: str) -> list[str]:

@@ -38,6 +38,7 @@ class Explainer:
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
         self.layouts: dict[tuple[Any, ...], Any] = {}
+        self.choices: dict[tuple[Any, ...], Any] = {}
 
     def footprint(self, line: PtxLine) -> tuple[str | None, frozenset[tuple[int, int]]] | None:
         """The cells (lane, column relative to the base register) a tcgen05.ld/st touches, for the
@@ -178,7 +179,10 @@ class Explainer:
         """An idesc that is one of several constants, or has run-time bits: what they share, decoded."""
         from tmemviz.families.explain.choices import decode_choices, record, summary
 
-        c = decode_choices(tuple(b for b in value), mma.kind)
+        key = (tuple(value), mma.kind)
+        c = self.choices.get(key)
+        if c is None:
+            c = self.choices[key] = decode_choices(tuple(value), mma.kind)
         out["idesc"] = record(c)
         for problem in c.problems:
             module.warnings.append(Warning(n, f"idesc {mma.idesc} (one of {len(c.candidates)}): {problem}"))
