@@ -92,7 +92,9 @@ def test_seeded_hazard_in_real_dsl_code_is_caught() -> None:
     (the st.global / cvt / mul after the first ld) and the tcgen05.dealloc is flagged."""
     text = (FIXTURES / "cute_dsl_gemm.ptx").read_text().splitlines(keepends=True)
     first_ld = next(n for n, t in enumerate(text) if "tcgen05.ld." in t)
-    cut = [t for n, t in enumerate(text) if n <= first_ld or "tcgen05" in t or not t.strip().startswith(
-        ("st.", "cvt", "mul", "max", "add.f", "fma", "mov.b64", "mov.b32 {", "mov.b32 \t{", "prmt"))]  # fmt: skip
+    readers = ("st.", "cvt", "mul", "max", "add.f", "fma", "mov.b64", "mov.b32 {", "mov.b32 \t{", "prmt")
+    cut = [
+        t for n, t in enumerate(text) if n <= first_ld or "tcgen05" in t or not t.strip().startswith(readers)
+    ]
     f = tmemviz.explain(text="".join(cut)).lists()[0][1][0]
     assert any("may still be reading Tensor Memory" in w["message"] for w in f["warnings"])
