@@ -92,8 +92,8 @@ def corpus_module(path: Path, lines: int = 700_000) -> int:
     to ``lines`` lines; returns the line count."""
     import re
 
-    names = ["cutlass_atoms.ptx", "cute_dsl_gemm.ptx", "triton_mma_epilogue.ptx", "triton_st_16x64b.ptx",
-             "nvcc_inline_asm.ptx"]  # fmt: skip
+    names = ["cutlass_atoms.ptx", "cute_dsl_gemm.ptx", "cute_dsl_fmha.ptx", "triton_mma_epilogue.ptx",
+             "triton_st_16x64b.ptx", "nvcc_inline_asm.ptx"]  # fmt: skip
     bodies = []
     for n in names:
         text = (FIXTURES / n).read_text()
@@ -102,7 +102,7 @@ def corpus_module(path: Path, lines: int = 700_000) -> int:
     with path.open("w") as out:
         out.write(".version 9.0\n.target sm_100a\n.address_size 64\n")
         while count < lines:
-            body = re.sub(r"(\.entry\s+)([\w$]+)", rf"\g<1>\g<2>_{k}", bodies[k % 5])
+            body = re.sub(r"(\.entry\s+)([\w$]+)", rf"\g<1>\g<2>_{k}", bodies[k % len(bodies)])
             out.write(body)
             count += body.count("\n")
             k += 1

@@ -10,6 +10,7 @@ import pytest
 
 import tmemviz
 from tests.cli_run import bad, ok
+from tmemviz.api import catalog
 from tmemviz.families.explain.ops import Explainer
 from tmemviz.families.explain.source import sources
 from tmemviz.families.explain.stream import write_json
@@ -20,7 +21,7 @@ ALL = sorted(FIXTURES.glob("*.ptx"))
 
 def streamed(paths: list[Path]) -> str:
     out = io.StringIO()
-    write_json(sources(paths, None), Explainer(tmemviz.api.catalog()), out.write)
+    write_json(sources(paths, None), Explainer(catalog()), out.write)
     return out.getvalue()
 
 
@@ -48,7 +49,7 @@ def test_records_are_written_before_the_module_ends() -> None:
         consumed.append(len(written))
         yield "}\n"
 
-    write_json([("k.ptx", lines())], Explainer(tmemviz.api.catalog()), written.append)
+    write_json([("k.ptx", lines())], Explainer(catalog()), written.append)
     assert consumed and any("wait::ld" in w for w in written[: consumed[0]])
 
 
