@@ -20,6 +20,16 @@ def explain(
     """Explain every tcgen05 instruction of PTX modules: registers to lanes/columns, idesc, warnings."""
     from tmemviz import api
 
+    fmt = format.value if format is not None else None
+    if fmt == "json" or (fmt is None and output is not None and output.lower().endswith(".json")):
+        # Streamed: each record is written as it is made, whatever the module's length.
+        from tmemviz.families.explain.source import stream_json
+
+        if output is not None and output != "-" and not output.lower().endswith(".json"):
+            show(api.explain(files, layouts=layouts), format, output)  # the suffix decides (and may refuse)
+            return
+        stream_json(files, None, api.catalog(layouts), output)
+        return
     show(api.explain(files, layouts=layouts), format, output)
 
 

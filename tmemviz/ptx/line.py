@@ -162,6 +162,15 @@ def split_operands(text: str) -> tuple[str, ...]:
     >>> split_operands("{%r1, %r2}, [ %r3 + 0 ], 16")
     ('{%r1, %r2}', '[%r3 + 0]', '16')
     """
+    simple = "{" not in text and "(" not in text and "]" not in text.split("[", 1)[0]
+    if simple and text.count("[") == text.count("]"):
+        # No vector, no parenthesis: an address holds no comma, so the commas split (the common case).
+        out = tuple(_tidy(p) for p in text.split(","))
+        if out == ("",):
+            return ()
+        if "" in out:
+            raise TmemvizError(f"'{text}' has an empty operand between commas")
+        return out
     parts: list[str] = []
     depth, start = 0, 0
     for i, ch in enumerate(text):

@@ -64,14 +64,33 @@ def statements(lines: Iterable[str], max_chars: int = MAX_STATEMENT_CHARS) -> It
     """
     reader = _Reader(max_chars)
     number = 0
+    make = Statement._make
     for raw in lines:
-        if raw.endswith("\n") or raw.endswith("\r"):
-            number += 1
-            line = raw.rstrip("\r\n")
-        else:
-            number += 1  # a piece without its newline is still one line to its reader
-            line = raw
-        yield from reader.feed(line, number)
+        number += 1  # a piece without its newline is still one line to its reader
+        code = raw.strip()
+        # The common case, inline: one whole statement (a vector inside it at most) on the line.
+        if (
+            code[-1:] == ";"
+            and not reader.parts
+            and not reader.in_comment
+            and code[0] not in "{}"
+            and "/" not in code
+            and '"' not in code
+            and code.count(";") == 1
+            and code.count("{") == code.count("}")
+            and len(code) <= max_chars
+        ):
+            code = code[:-1].rstrip()
+            if ":" in code:
+                m = _LABEL.match(code)
+                if m is not None:
+                    yield make(("label", m.group(1), number, number))
+                    code = code[m.end() :].strip()
+                    if not code:
+                        continue
+            yield make(("directive" if code[0] == "." else "instruction", code, number, number))
+            continue
+        yield from reader.feed(raw.rstrip("\r\n"), number)
     yield from reader.finish(number)
 
 

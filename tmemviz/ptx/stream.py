@@ -139,7 +139,9 @@ def events(
             if "tcgen05" in text:
                 yield from _tcgen05(s, fn, footprint)
                 continue
-            yield from _other(s, fn, every)
+            found = _other(s, fn, every)
+            if found:
+                yield from found
         elif kind == "label":
             fn.drop_pending()
             if every:
@@ -191,31 +193,64 @@ def opcode_of(text: str) -> tuple[str, str]:
     return text[: m.start()], text[m.start() :].strip()
 
 
-def _other(s: Statement, fn: FunctionState, every: bool) -> Iterator[Event]:
-    """Any instruction but tcgen05: reads, constants, barriers, branches."""
-    opcode, rest = opcode_of(s.text)
-    head = opcode.split(".", 1)[0]
+def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
+    """Any instruction but tcgen05: reads, constants, barriers, branches (the events it makes)."""
+    text = s.text
+    parts = text.split(None, 1)
+    opcode = parts[0]
+    if opcode[:1] == "@" or "{" in opcode or "[" in opcode:
+        opcode, rest = opcode_of(text)
+    else:
+        rest = parts[1] if len(parts) > 1 else ""
+    dot = opcode.find(".")
+    head = opcode[:dot] if dot > 0 else opcode
+    pending = fn.pending_ld
+    values = fn.constants.values
+    if not pending and not values and head not in CONSTANT_OPS and head not in BRANCHES and not every:
+        return None  # the common case: nothing this instruction can change
+    out: list[Event] = []
     parsed: PtxLine | None = None
-    if fn.pending_ld:
-        _read(fn, _sources(head, rest) + (registers(s.text.split(None, 1)[0]) if s.text[:1] == "@" else []))
-    if head in CONSTANT_OPS or (
-        fn.constants.values and rest and rest.split(",", 1)[0].strip() in fn.constants.values
-    ):
+    if pending:
+        _read(fn, _sources(head, rest) + (registers(parts[0]) if text[:1] == "@" else []))
+    if head in CONSTANT_OPS and (opcode.endswith(".pred") or not _worth_evaluating(head, rest, values)):
+        if values:
+            for name in registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0]):
+                values.pop(name, None)  # built from run-time values only: nothing to follow
+    elif head in CONSTANT_OPS or (values and rest and (rest[:1] == "{" or rest.split(",", 1)[0] in values)):
         try:
-            parsed = parse_line(s.text)
+            parsed = parse_line(text)
             fn.constants.update(parsed)
         except TmemvizError as exc:
-            yield Event("problem", s, fn, message=f"not read as PTX: {exc}")
-            return
-    elif fn.constants.values and "{" in rest.split(",", 1)[0]:
-        for name in registers(rest.split("}", 1)[0]):
-            fn.constants.values.pop(name, None)
+            return [Event("problem", s, fn, message=f"not read as PTX: {exc}")]
     if head in BRANCHES:
         fn.drop_pending()
     elif fn.pending_ld and opcode.startswith(RELEASES):
-        yield from _hazards(s, fn, next(r for r in RELEASES if opcode.startswith(r)))
+        out.extend(_hazards(s, fn, next(r for r in RELEASES if opcode.startswith(r))))
     if every:
-        yield Event("instruction", s, fn, line=parsed)
+        out.append(Event("instruction", s, fn, line=parsed))
+    return out
+
+
+_IMMEDIATE = re.compile(r"(?:^|[\s,{])[-+]?\d")
+_PARTIAL = frozenset(("and", "or", "shl", "shr"))
+"""Ops whose result has known bits even when a register operand holds run-time bits only."""
+
+
+def _worth_evaluating(head: str, rest: str, values: dict[str, Any]) -> bool:
+    """Whether the result can hold known bits: every source known (immediate or tracked), or an op of
+    :data:`_PARTIAL` with at least one known source."""
+    end = rest.find("}") if rest[:1] == "{" else rest.find(",")
+    if end < 0:
+        return False
+    sources = rest[end + 1 :]
+    if head == "selp":  # the predicate picks; the two values are what counts
+        sources = sources.rsplit(",", 1)[0]
+    names = registers(sources)
+    known = sum(1 for r in names if r in values)
+    immediate = _IMMEDIATE.search(sources) is not None
+    if known == len(names):
+        return known > 0 or immediate
+    return head in _PARTIAL and (known > 0 or immediate)
 
 
 def _sources(head: str, rest: str) -> list[str]:
@@ -237,11 +272,13 @@ def _read(fn: FunctionState, names: list[str]) -> None:
     fn.pending_ld = [p for p in fn.pending_ld if p.unread]
 
 
-def _hazards(s: Statement, fn: FunctionState, what: str) -> Iterator[Event]:
+def _hazards(s: Statement, fn: FunctionState, what: str) -> list[Event]:
+    out = []
     for p in fn.pending_ld:
         unread = tuple(r for r in p.registers if r in p.unread)
-        yield Event("hazard", s, fn, hazard=Hazard(s.first, what, "ld", p.line, unread))
+        out.append(Event("hazard", s, fn, hazard=Hazard(s.first, what, "ld", p.line, unread)))
     fn.pending_ld.clear()
+    return out
 
 
 def _tcgen05(s: Statement, fn: FunctionState, footprint: Footprint | None) -> Iterator[Event]:
@@ -253,7 +290,7 @@ def _tcgen05(s: Statement, fn: FunctionState, footprint: Footprint | None) -> It
         return
     tokens = line.qualifiers
     if len(tokens) < 2 or tokens[0] != "tcgen05":
-        yield from _other(s, fn, False)
+        yield from _other(s, fn, False) or ()
         return
     op = tokens[1]
     reads = [r for o in line.operands[1 if op == "ld" else 0 :] for r in registers(o)]

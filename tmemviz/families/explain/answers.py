@@ -104,7 +104,18 @@ def alloc_summary(op: str, columns: int | None, operand: str | None) -> str:
     return f"frees {amount} of Tensor Memory at {operand}"
 
 
+_DATAPATHS: dict[tuple[int, int, int, bool, bool], tuple[str | None, str | None]] = {}
+
+
 def datapath(m: int, n: int, cta_group: int, sparse: bool, ws: bool) -> tuple[str | None, str | None]:
+    """:func:`datapath_of`, once per distinct question of a run."""
+    key = (m, n, cta_group, sparse, ws)
+    if key not in _DATAPATHS:
+        _DATAPATHS[key] = datapath_of(*key)
+    return _DATAPATHS[key]
+
+
+def datapath_of(m: int, n: int, cta_group: int, sparse: bool, ws: bool) -> tuple[str | None, str | None]:
     """D's data-path layout letter (PTX 9.7.16.10.5) and, when M/N do not fit the table, why.
 
     >>> datapath(128, 128, 1, False, False), datapath(64, 64, 1, False, True)

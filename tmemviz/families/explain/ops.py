@@ -7,7 +7,7 @@ are warnings (line-numbered) on the module, never exceptions: a kernel is explai
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
@@ -38,6 +38,26 @@ class Explainer:
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
         self.layouts: dict[tuple[Any, ...], Any] = {}
+        self.choices: dict[tuple[Any, ...], Any] = {}
+        self.lazy_cells = False
+        """Records hold :class:`LazyCells` instead of cell dicts (the streamed JSON writes them from
+        :meth:`cells_json`'s per-layout template: kernels repeat the same layout with other registers)."""
+        self.templates: dict[tuple[Any, ...], str] = {}
+
+    def cells_json(self, cells: LazyCells) -> str:
+        """The JSON text of one ld/st's cells, exactly as ``json.dumps`` of :func:`answers.cell_records`."""
+        import json
+
+        template = self.templates.get(cells.key)
+        ins, found, _, _ = self.layouts[cells.key]
+        count = ins.registers_per_thread
+        if template is None:
+            marks = [f"\x01{i}\x01" for i in range(count)]
+            text = json.dumps(answers.cell_records(found, marks, ins.pack))
+            text = text.replace("{", "{{").replace("}", "}}")
+            template = self.templates[cells.key] = re.sub(r'"\\u0001(\d+)\\u0001"', r"{\1}", text)
+        names = [json.dumps(n) for n in cells.names or ()]
+        return template.format(*names, *["null"] * (count - len(names)))
 
     def footprint(self, line: PtxLine) -> tuple[str | None, frozenset[tuple[int, int]]] | None:
         """The cells (lane, column relative to the base register) a tcgen05.ld/st touches, for the
@@ -120,7 +140,10 @@ class Explainer:
             redval = vectors[1] if len(vectors) > 1 else None
             plain = [o for o in line.operands[1:] if o.startswith("%")]
             out["redval_register"] = redval[0] if redval else (plain[0] if plain else None)
-        out["cells"] = answers.cell_records(found, names, ins.pack)
+        if self.lazy_cells:
+            out["cells"] = LazyCells(key, tuple(names) if names else None)
+        else:
+            out["cells"] = answers.cell_records(found, names, ins.pack)
         out["summary"] = answers.ldst_summary(ins, address.base if address else None)
         return out
 
@@ -178,7 +201,10 @@ class Explainer:
         """An idesc that is one of several constants, or has run-time bits: what they share, decoded."""
         from tmemviz.families.explain.choices import decode_choices, record, summary
 
-        c = decode_choices(tuple(b for b in value), mma.kind)
+        key = (tuple(value), mma.kind)
+        c = self.choices.get(key)
+        if c is None:
+            c = self.choices[key] = decode_choices(tuple(value), mma.kind)
         out["idesc"] = record(c)
         for problem in c.problems:
             module.warnings.append(Warning(n, f"idesc {mma.idesc} (one of {len(c.candidates)}): {problem}"))
@@ -211,6 +237,13 @@ class Explainer:
             "offset": {"lane": copy.offset[0], "col": copy.offset[1]},
             "summary": answers.cp_summary(copy),
         }
+
+
+class LazyCells(NamedTuple):
+    """An ld/st's cells, not yet written out: its layout's key and its register names."""
+
+    key: tuple[Any, ...]
+    names: tuple[str, ...] | None
 
 
 def _layout_key(line: PtxLine) -> tuple[Any, ...]:

@@ -104,14 +104,11 @@ def hazard_message(h: Hazard) -> str:
             "tcgen05.wait::st between them: the ld may read the old values (PTX 9.7.16.6, 9.7.16.8.5)"
         )
     regs = ", ".join(h.unread[:6]) + (f" and {len(h.unread) - 6} more" if len(h.unread) > 6 else "")
+    plural = len(h.unread) > 1
     return (
-        f"{h.what} while the tcgen05.ld on line {h.source} may still be reading Tensor Memory: none of "
-        f"its registers {regs} has been read and no tcgen05.wait::ld came; read them or wait first "
-        "(PTX 9.7.16.6, 9.7.16.8.5)"
-        if len(h.unread) > 1
-        else f"{h.what} while the tcgen05.ld on line {h.source} may still be reading Tensor Memory: its "
-        f"register {regs} has not been read and no tcgen05.wait::ld came; read it or wait first "
-        "(PTX 9.7.16.6, 9.7.16.8.5)"
+        f"{h.what} while the tcgen05.ld on line {h.source} may still be reading Tensor Memory: "
+        f"{'its registers' if plural else 'its register'} {regs} {'have' if plural else 'has'} not been read "
+        "and no tcgen05.wait::ld came; read them or wait first (PTX 9.7.16.6, 9.7.16.8.5)"
     )
 
 

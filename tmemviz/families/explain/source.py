@@ -7,7 +7,7 @@ Reading goes through :func:`tmemviz.files.text_lines`, as every family's shape f
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from tmemviz.catalog import Catalog
 from tmemviz.draw.document import Document
@@ -19,12 +19,53 @@ def explain_sources(files: Sequence[str | os.PathLike[str]], text: str | None, c
     from tmemviz.families.explain.document import explain_document
     from tmemviz.families.explain.ops import Explainer
     from tmemviz.families.explain.scan import scan
+
+    explainer = Explainer(catalog)
+    modules = [scan(name, lines, explainer, explainer.footprint) for name, lines in sources(files, text)]
+    return explain_document(modules)
+
+
+def sources(files: Sequence[str | os.PathLike[str]], text: str | None) -> list[tuple[str, Iterable[str]]]:
+    """The one dispatch point from what the user gave to (name, lines) streams: files (``-`` is standard
+    input, readable once), then ``text`` named ``<text>``. Another input language (SASS) plugs in here."""
     from tmemviz.files import text_lines
 
     if not files and text is None:
         raise TmemvizError("give one or more PTX files (or - for standard input)")
-    explainer = Explainer(catalog)
-    modules = [scan(os.fspath(p), text_lines(p), explainer, explainer.footprint) for p in files]
+    names = [os.fspath(p) for p in files]
+    if names.count("-") > 1:
+        raise TmemvizError("standard input (-) can be read only once; give - at most once")
+    for name in names:
+        _check_regular(name)
+    out: list[tuple[str, Iterable[str]]] = [(name, text_lines(name)) for name in names]
     if text is not None:
-        modules.append(scan("<text>", text.splitlines(), explainer, explainer.footprint))
-    return explain_document(modules)
+        out.append(("<text>", text.splitlines()))
+    return out
+
+
+def stream_json(
+    files: Sequence[str | os.PathLike[str]], text: str | None, catalog: Catalog, output: str | None
+) -> None:
+    """``explain -f json``: records written as they are made (to stdout, or atomically to ``output``)."""
+    from tmemviz.families.explain.ops import Explainer
+    from tmemviz.families.explain.stream import to_output, write_json
+
+    found = sources(files, text)
+    explainer = Explainer(catalog)
+    to_output(output, lambda write: write_json(found, explainer, write))
+
+
+def _check_regular(name: str) -> None:
+    """A device (``/dev/zero``) streams forever without a newline: refuse it before reading."""
+    import stat
+
+    if name == "-":
+        return
+    try:
+        mode = os.stat(name).st_mode
+    except OSError:
+        return  # text_lines says what is wrong with it
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        raise TmemvizError(
+            f"{name} is not a regular file or a pipe; give a PTX file (or - for standard input)"
+        )
