@@ -120,12 +120,15 @@ def _outside(kernel: Kernel, regions: Sequence[Region]) -> Iterable[Finding]:
 
 
 def _tmem(statement: Statement, kernel: Kernel, register: str | None = None) -> Tmem | None:
-    """The alloc base (+ offsets) a statement addresses, when proved; the first such register by default."""
+    """The alloc base (+ offsets) a statement addresses, when proved, with ``alloc`` its alloc's index;
+    the first such register by default."""
     for name, value in statement.registers.items():
         if register is not None and name != register:
             continue
         if isinstance(value, Tmem) and trusted(value.deps, kernel.definitions):
-            return value
+            alloc = kernel.resolve(value.alloc)
+            if alloc is not None:
+                return Tmem(alloc.index, value.lanes, value.cols, value.deps)
     return None
 
 

@@ -29,6 +29,7 @@ from tmemviz.families.explain.addresses import (
     constant,
     mask,
     shifted,
+    trusted,
     with_deps,
 )
 from tmemviz.ptx.line import PtxLine, parse_immediate, parse_line
@@ -85,6 +86,23 @@ class Kernel:
     """The function calls another: what that one allocates or frees is not seen here."""
     definitions: dict[str, int] = field(default_factory=dict)
     """Register -> how many statements write it."""
+    slots_read: list[Ptr] = field(default_factory=list)
+    """Shared-memory places read before any alloc wrote them (a warp-specialized kernel's consumer
+    warps come first in the text); ``Tmem.alloc`` ``-1 - k`` stands for the base read from the k-th."""
+
+    def resolve(self, index: int) -> Alloc | None:
+        """The alloc a base value stands for: its index, or the only alloc (with a trusted slot) whose
+        slot is the place read (``-1 - k``); None when there is no such alloc, or several.
+
+        Reading the slot before the alloc writes it would be a bug of its own (the kernel then reads
+        no address at all), so the alloc that writes that place is the one whose base is read."""
+        if index >= 0:
+            return self.allocs[index]
+        place = self.slots_read[-1 - index]
+        found = [a for a in self.allocs if a.slot is not None and place.same_place(a.slot)]
+        if len(found) != 1 or not trusted(found[0].slot.deps, self.definitions):  # type: ignore[union-attr]
+            return None
+        return found[0]
 
 
 class Tracker:
@@ -244,9 +262,14 @@ class Tracker:
             return None
         here = _located(where, "var" if "shared" in parts else "generic")
         assert self._kernel is not None
+        if here is None:
+            return None
         for alloc in reversed(self._kernel.allocs):
-            if here is not None and alloc.slot is not None and here.same_place(alloc.slot):
+            if alloc.slot is not None and here.same_place(alloc.slot):
                 return Tmem(alloc.index, (0, 0), (0, 0), deps | where.deps | alloc.slot.deps)
+        if "shared" in parts or here.root[0] == "var":
+            self._kernel.slots_read.append(here)  # resolved once the function's allocs are known
+            return Tmem(-len(self._kernel.slots_read), (0, 0), (0, 0), deps | where.deps)
         return None
 
     def _tcgen05(

@@ -15,13 +15,15 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tmemviz.catalog import Catalog
-from tmemviz.draw.spec import Field, FigureSpec, Note, Outline, Panel
+from tmemviz.draw.spec import CHAR_IN, Field, FigureSpec, Note, Outline, Panel
 from tmemviz.tmem import TMEM_COLUMNS, TMEM_LANES
 
 PALETTE = ("#ffffff", "#eeeeee", "#9ecae1", "#fdbf6f", "#b2df8a", "#e31a1c")
 """Past the allocation, allocated, written by an MMA (D), written by st/cp/shift, read, error."""
 PAST, FREE, MMA_D, WRITTEN, READ, ERROR = range(6)
 RANK = {ERROR: 0, MMA_D: 1, WRITTEN: 2, READ: 3, FREE: 4, PAST: 5}
+LABEL_STEP = 8
+"""Lanes between label rows (a 6.5 pt line is about 3 lanes tall)."""
 LABEL_MIN_IN = 0.45
 LABEL_MIN_LANES = 8
 """Regions smaller than this are named in their tooltips only (labels would cover each other)."""
@@ -209,27 +211,38 @@ def describe(region: Any) -> str:
 
 
 def labels(regions: Iterable[Any], width: int) -> Iterable[Note]:
-    """One label per distinct rectangle: the lines (and ops) touching it, e.g. ``L69 mma, L105 ld``."""
+    """One label per distinct rectangle, naming the lines (and ops) touching it (``L69 mma D, L105 ld``),
+    each on the first row of its rectangle where it covers no label already placed.
+
+    >>> from types import SimpleNamespace as R
+    >>> rs = [R(line=n, op="ld", what="cells", lanes=(0, 127), cols=(0, 63)) for n in (5, 6)]
+    >>> [(n.x, n.y, n.text) for n in labels(rs, 64)]
+    [(32.0, 8.0, 'L5 ld, L6 ld')]
+    """
     groups: dict[tuple[int, int, int, int], list[Any]] = {}
     for r in regions:
         a, b = max(0, r.cols[0]), min(width - 1, r.cols[1])
         lo, hi = max(0, r.lanes[0]), min(TMEM_LANES - 1, r.lanes[1])
-        if (
-            a <= b
-            and lo <= hi
-            and (b - a + 1) * WIDTH_IN / width >= LABEL_MIN_IN
-            and hi - lo + 1 >= LABEL_MIN_LANES
-        ):
+        wide = (b - a + 1) * WIDTH_IN / width >= LABEL_MIN_IN
+        if a <= b and lo <= hi and wide and hi - lo + 1 >= LABEL_MIN_LANES:
             groups.setdefault((a, b, lo, hi), []).append(r)
+    placed: list[tuple[float, float, float]] = []
+    per_col = width / WIDTH_IN  # columns per inch
     for count, ((a, b, lo, hi), members) in enumerate(
-        sorted(groups.items(), key=lambda g: (g[0][2], g[0][0]))
+        sorted(groups.items(), key=lambda g: (g[0][0], -g[0][1]))
     ):
         if count == MAX_LABELS:
             return
         names = [
-            f"L{r.line} {r.op}" + (f" {r.what}" if r.what not in ("cells", "rows") else "")
-            for r in members[:LABEL_LINES]
+            f"L{r.line} {r.op}" + (f" {r.what}" if r.what not in ("cells", "rows") else "") for r in members
         ]
-        more = f" +{len(members) - LABEL_LINES}" if len(members) > LABEL_LINES else ""
-        y = (lo + hi + 1) / 2 + (count % 3 - 1) * 6 if hi - lo > 20 else (lo + hi + 1) / 2
-        yield Note((a + b + 1) / 2, y, ", ".join(names) + more, 6.5)
+        text = ", ".join(names[:LABEL_LINES]) + (
+            f" +{len(names) - LABEL_LINES}" if len(names) > LABEL_LINES else ""
+        )
+        x = (a + b + 1) / 2
+        half = len(text) * CHAR_IN * per_col / 2
+        for y in range(lo + LABEL_STEP, hi + 1, LABEL_STEP):
+            if all(abs(y - py) >= LABEL_STEP or x + half < px0 or x - half > px1 for py, px0, px1 in placed):
+                placed.append((y, x - half, x + half))
+                yield Note(x, float(y), text, 6.5)
+                break

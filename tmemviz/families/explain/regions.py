@@ -115,7 +115,9 @@ def place(kernel: Kernel, records: Sequence[Mapping[str, Any]], catalog: Any = N
             value = statement.registers.get(base)
             if not isinstance(value, Tmem) or not trusted(value.deps, kernel.definitions):
                 continue
-            alloc = kernel.allocs[value.alloc]
+            alloc = kernel.resolve(value.alloc)
+            if alloc is None:
+                continue
             out.append(region(statement, record, what, value, alloc, lanes, cols))
     return out
 
