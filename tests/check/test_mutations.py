@@ -32,6 +32,8 @@ USED = {
     "check_cutlass_tmem.ptx": {0: 127, 1: 79},
     "check_cute_dsl_gemm.ptx": {0: 63},
     "check_cute_dsl_gemm_2cta.ptx": {0: 127},
+    "cute_dsl_gemm.ptx": {0: 127},
+    "cute_dsl_fmha.ptx": {0: 511},
 }
 """The last TMEM column each alloc's kernel uses, from the kernel as written (accumulator N, copies)."""
 
