@@ -42,6 +42,8 @@ _MODELLED = frozenset(
     ("mov", "cvt", "cvta", "ld", "add", "and", "selp", "shl", "shr", "or", "xor", "mul", "sub", "call")
 )
 """Opcodes whose result (or effect) the tracker follows; any other only defines its destinations."""
+_STORES = frozenset(("st", "atom", "red", "cp", "mbarrier", "stmatrix"))
+"""Opcodes that write memory at their first operand (a shared-memory slot among them is noted)."""
 _SYMBOL = re.compile(r"^[A-Za-z_$][\w$.]*$")
 
 
@@ -90,6 +92,9 @@ class Kernel:
     """Shared-memory places read before any alloc wrote them (a warp-specialized kernel's consumer
     warps come first in the text); ``Tmem.alloc`` ``-1 - k`` stands for the base read from the k-th."""
 
+    stored: list[Ptr] = field(default_factory=list)
+    """Shared-memory places an ordinary store writes: a slot among them may hold something else later."""
+
     def resolve(self, index: int) -> Alloc | None:
         """The alloc a base value stands for: its index, or the only alloc (with a trusted slot) whose
         slot is the place read (``-1 - k``); None when there is no such alloc, or several.
@@ -97,12 +102,16 @@ class Kernel:
         Reading the slot before the alloc writes it would be a bug of its own (the kernel then reads
         no address at all), so the alloc that writes that place is the one whose base is read."""
         if index >= 0:
-            return self.allocs[index]
-        place = self.slots_read[-1 - index]
-        found = [a for a in self.allocs if a.slot is not None and place.same_place(a.slot)]
-        if len(found) != 1 or not trusted(found[0].slot.deps, self.definitions):  # type: ignore[union-attr]
-            return None
-        return found[0]
+            alloc = self.allocs[index]
+        else:
+            place = self.slots_read[-1 - index]
+            found = [a for a in self.allocs if a.slot is not None and place.same_place(a.slot)]
+            if len(found) != 1 or not trusted(found[0].slot.deps, self.definitions):  # type: ignore[union-attr]
+                return None
+            alloc = found[0]
+        if any(alloc.slot is not None and alloc.slot.same_place(p) for p in self.stored):
+            return None  # the slot is also written by a store: what is read there may not be the base
+        return alloc
 
 
 class Tracker:
@@ -140,7 +149,8 @@ class Tracker:
         if parsed is None:
             opcode, rest = opcode_of(text)
             head = opcode.split(".", 1)[0]
-            if head not in _MODELLED:  # only which registers it writes matters: no need to parse it
+            store = head in _STORES and ".global" not in opcode and ".param" not in opcode
+            if head not in _MODELLED and not store:  # only which registers it writes matters: not parsed
                 first = rest[: rest.find("}") + 1] if rest[:1] == "{" else rest.split(",", 1)[0]
                 written = [] if head in NO_DESTINATION or first[:1] in "[(" else _REGISTER.findall(first)
                 for register in written:
@@ -164,6 +174,10 @@ class Tracker:
             self._tcgen05(line, opcode, operands, guard, text)
         elif head == "call":
             kernel.calls = True
+        elif head in _STORES and operands and operands[0].startswith("["):
+            where = _located(self._address(operands[0]), "var" if ".shared" in opcode else "generic")
+            if where is not None:
+                kernel.stored.append(where)
         written = self._written(parsed, head)
         for register in written:
             kernel.definitions[register] = kernel.definitions.get(register, 0) + 1

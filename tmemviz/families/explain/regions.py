@@ -78,7 +78,7 @@ def _mma(record: Mapping[str, Any]) -> list[tuple[str, str, Interval, Interval]]
     if d.get("base"):
         lanes, cols = (d["lane"], d["lane"]), (d["col"], d["col"])
         idesc, letter = record.get("idesc"), record.get("layout")
-        if idesc and letter:
+        if idesc and letter and isinstance(idesc.get("n"), int):
             from tmemviz.errors import TmemvizError
             from tmemviz.families.datapath.answers import organize
             from tmemviz.families.datapath.shapes import shipped_path
@@ -89,8 +89,8 @@ def _mma(record: Mapping[str, Any]) -> list[tuple[str, str, Interval, Interval]]
                 org = None
             if org is not None:
                 width = org.columns
-                if str(idesc.get("d_type", "F32")).endswith("16"):
-                    width = max(1, width // 2)  # 16-bit D: at least half the columns (a lower bound)
+                if idesc.get("d_type", "F32") not in ("F32", "S32"):
+                    width = max(1, width // 2)  # a 16-bit (or unknown) D: at least half the columns
                 low = min(r.lanes[0] for r in org.regions) - org.offset
                 high = max(r.lanes[1] for r in org.regions) - org.offset
                 lanes, cols = (d["lane"] + low, d["lane"] + high), (d["col"], d["col"] + width - 1)
