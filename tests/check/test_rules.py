@@ -177,19 +177,24 @@ def test_wait_ld_is_the_reader_hazard() -> None:
 def test_a_slot_read_before_the_alloc_in_the_text() -> None:
     """Warp-specialized kernels: the consumer warps' code (reading the slot) comes before the
     allocating warp's in the text; the one alloc writing that place is the one read."""
-    body = """mov.u32 %r5, %tid.x;
+    body = (
+        """mov.u32 %r5, %tid.x;
 setp.lt.u32 %p1, %r5, 32;
 @%p1 bra $ALLOC;
 bar.sync 0;
 ld.shared.b32 %r2, [smem];
 add.s32 %r3, %r2, 64;
-""" + LD.format(addr="%r3") + USE + """bra.uni $DONE;
+"""
+        + LD.format(addr="%r3")
+        + USE
+        + """bra.uni $DONE;
 $ALLOC:
 mov.b32 %r1, smem;
 tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 64;
 bar.sync 0;
 $DONE:
 """
+    )
     text = kernel(body + FREE.format(cols=64).replace("%r2", "%r9").replace("bar.sync 0;\n", ""))
     assert [r for _, _, r in findings(text)] == ["outside-allocation"]
     clobbered = text.replace("bra.uni $DONE;", "st.shared.u32 [smem], %r5;\nbra.uni $DONE;")
