@@ -4,6 +4,8 @@ cannot know and must stay silent (a register defined twice, a base it did not se
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tmemviz
 from tmemviz.families.check.rules import BY_ID, RULES, SEVERITIES
@@ -199,3 +201,30 @@ $DONE:
     assert [r for _, _, r in findings(text)] == ["outside-allocation"]
     clobbered = text.replace("bra.uni $DONE;", "st.shared.u32 [smem], %r5;\nbra.uni $DONE;")
     assert findings(clobbered) == [], "a slot another store writes may not hold the base when read"
+
+
+SHAPES = {"32x32b": (32, 1, 1), "16x64b": (16, 2, 1), "16x128b": (16, 4, 2), "16x256b": (16, 8, 4)}
+"""Shape -> (lanes, columns per repetition, registers per thread per repetition): the facts table."""
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    cols=st.sampled_from([32, 64, 128, 256, 512]),
+    shape=st.sampled_from(sorted(SHAPES)),
+    num=st.sampled_from([1, 2, 4, 8]),
+    lane=st.sampled_from([0, 16, 32, 96, 112, 128]),
+    col=st.integers(0, 600),
+)
+def test_outside_allocation_is_exactly_the_arithmetic(
+    cols: int, shape: str, num: int, lane: int, col: int
+) -> None:
+    """An ld at base + (lane << 16 | col): outside iff its last lane passes 127 or its last column the
+    allocation, by the facts table's arithmetic (not tmemviz's layouts)."""
+    lanes, width, regs = SHAPES[shape]
+    names = ", ".join(f"%r{10 + i}" for i in range(regs * num))
+    use = "".join(f"add.s32 %r{40 + i}, %r{10 + i}, 1;\n" for i in range(regs * num))
+    body = f"add.s32 %r3, %r2, {lane << 16 | col};\n"
+    body += f"tcgen05.ld.sync.aligned.{shape}.x{num}.b32 {{{names}}}, [%r3];\n" + use
+    text = kernel(ALLOC.format(cols=cols) + body + FREE.format(cols=cols)).replace("%r<40>", "%r<80>")
+    outside = lane + lanes > 128 or col + width * num > cols
+    assert ("outside-allocation" in {r for _, _, r in findings(text)}) is outside
