@@ -123,3 +123,27 @@ def test_the_map_marks_outside_in_the_error_colour() -> None:
     assert field.cols == 128 and PALETTE[ERROR] == "#e31a1c"
     assert field.colors[64] == ERROR and field.colors[63] != ERROR
     assert "outside" in field.tooltip_of(100)
+
+
+def test_explain_draws_the_same_map(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import io
+
+    out = tmp_path / "map.svg"
+    code, _, err = run(capsys, "explain", str(CLEAN), "-o", str(out))
+    assert (code, err) == (0, "") and out.read_bytes().startswith(b"<?xml")
+    spec = tmemviz.explain(CLEAN).figure("auto")
+    assert spec.panels == tmemviz.check(CLEAN).figure("auto").panels
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(CLEAN.read_bytes())))
+    line = bad(capsys, "explain", "-", "-o", str(tmp_path / "stdin.png"))
+    assert "tmemviz check" in line and not (tmp_path / "stdin.png").exists()
+
+
+def test_check_reads_standard_input_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(CLEAN.read_bytes())))
+    out = tmp_path / "map.html"
+    code, _, err = run(capsys, "check", "-", "-o", str(out))
+    assert (code, err) == (0, "") and out.stat().st_size > 0
