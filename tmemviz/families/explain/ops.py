@@ -44,6 +44,12 @@ class Explainer:
         :meth:`cells_json`'s per-layout template: kernels repeat the same layout with other registers)."""
         self.templates: dict[tuple[Any, ...], str] = {}
 
+    def preview(self, cells: LazyCells, count: int) -> tuple[list[dict[str, Any]], int]:
+        """The first ``count`` cells of thread 0 (what the table shows) and how many thread 0 has."""
+        ins, found, _, _ = self.layouts[cells.key]
+        first = [c for c in found if c.thread == 0]
+        return answers.cell_records(first[:count], cells.names, ins.pack), len(first)
+
     def cells_json(self, cells: LazyCells) -> str:
         """The JSON text of one ld/st's cells, exactly as ``json.dumps`` of :func:`answers.cell_records`."""
         import json
