@@ -13,7 +13,7 @@ from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain import answers
 from tmemviz.families.explain.scan import Function, Module, Warning
-from tmemviz.ptx.line import PtxLine, parse_immediate
+from tmemviz.ptx.line import PtxLine
 
 OPS = (
     "alloc",
@@ -269,7 +269,11 @@ def _alloc(
     if op == "relinquish_alloc_permit":
         out["summary"] = "gives up this CTA's right to allocate Tensor Memory again (PTX ISA, tcgen05.alloc)"
         return out
-    columns = parse_immediate(line.operands[-1]) if line.operands else None
+    columns = None
+    if line.operands:  # nCols: an immediate, or a register the function set to one constant
+        known = fn.constants.get(line.operands[-1])
+        if known is not None and len(known) == 1 and known[0].exact:
+            columns = known[0].value & 0xFFFFFFFF
     out["columns"] = columns
     if op == "alloc" and line.operands:
         out["destination"] = line.operands[0]
