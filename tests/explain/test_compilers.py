@@ -131,3 +131,11 @@ def test_ld_of_cells_a_pending_st_wrote(between: str, base: str, warned: bool) -
     assert bool(got) == warned
     if warned:
         assert got[0]["line"] == 5 and "line 3" in got[0]["message"]
+
+
+def test_alloc_columns_from_a_register_the_function_set() -> None:
+    # mov.b32 %r7, 256; tcgen05.alloc... [%r6], %r7; (CUTLASS); the DSL FMHA allocates 512 the same way.
+    for name, columns in (("cutlass_atoms.ptx", 256), ("cute_dsl_fmha.ptx", 512)):
+        f = explained(FIXTURES / name)
+        got = [i["columns"] for i in f["instructions"] if i["op"] in ("alloc", "dealloc")]
+        assert got == [columns, columns]

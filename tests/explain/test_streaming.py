@@ -83,3 +83,13 @@ def test_huge_numbers_are_one_warning_not_a_traceback() -> None:
 def test_dev_zero_is_refused_not_read_forever(capsys: pytest.CaptureFixture[str]) -> None:
     assert "not a regular file" in bad(capsys, "explain", "/dev/zero")
     assert "not a regular file" in bad(capsys, "explain", "/dev/zero", "-f", "json")
+
+
+@pytest.mark.parametrize("name", ["cute_dsl_fmha.ptx", "cutlass_atoms.ptx", "triton_ld_red_sm103a.ptx"])
+def test_the_table_from_row_sized_records_is_the_documents(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str
+) -> None:
+    path = FIXTURES / name
+    ok(capsys, "explain", str(path), "-o", str(tmp_path / "a.txt"))
+    tmemviz.explain([path]).save(tmp_path / "b.txt")
+    assert (tmp_path / "a.txt").read_text() == (tmp_path / "b.txt").read_text()

@@ -126,3 +126,21 @@ def test_property_spacing_never_changes_the_operands(regs: list[str], gaps: list
     assert len(found) == 1
     line = parse_line(found[0].text)
     assert line.vectors() == (tuple(regs),) and line.address() == Address("%r9", 16)
+
+
+def test_ld_st_cp_refuse_big_immediates_and_add_negative_ones_as_32_bits() -> None:
+    import tmemviz
+
+    ld = "tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r1}, [%r2 + IMM];"
+    with pytest.raises(TmemvizError, match="32-bit TMEM address"):
+        tmemviz.layout(ld.replace("IMM", "0x100000000"))
+    with pytest.raises(TmemvizError, match="32-bit TMEM address"):
+        tmemviz.cp("tcgen05.cp.cta_group::1.128x256b [%r1 + 0x100000000], %rd1;")
+    with pytest.raises(TmemvizError, match="--taddr"):
+        tmemviz.layout(ld.replace("IMM", "-4"))
+    # With the base's value: one 32-bit add, lane 0 column 8 - 4 = column 4.
+    cells = tmemviz.layout(ld.replace("IMM", "-4"), taddr=(0, 8)).cells
+    assert {c.col for c in cells} == {4}
+    # Lane 1 column 2 - 4 borrows from the lane: lane 0, column 65534, outside Tensor Memory.
+    with pytest.raises(TmemvizError, match="outside Tensor Memory"):
+        tmemviz.layout(ld.replace("IMM", "-4"), taddr=(1, 2))

@@ -66,6 +66,10 @@ class Address:
         lane, col = lane_col(((taddr[0] << 16) | taddr[1]) + self.offset)
         return lane - taddr[0], col - taddr[1]
 
+    def lane_col_at(self, taddr: tuple[int, int] | None) -> tuple[int, int]:
+        """:attr:`lane_col` without a base value; :meth:`lane_col_from` the given one (``--taddr``)."""
+        return self.lane_col if taddr is None else self.lane_col_from(taddr)
+
     def _check(self) -> None:
         if not -(1 << 31) <= self.offset < 1 << 32:
             raise TmemvizError(

@@ -24,7 +24,7 @@ longest statement.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 MAX_STATEMENT_CHARS = 1 << 16
@@ -51,8 +51,13 @@ class Statement(NamedTuple):
     last: int
 
 
-def statements(lines: Iterable[str], max_chars: int = MAX_STATEMENT_CHARS) -> Iterator[Statement]:
+def statements(
+    lines: Iterable[str], max_chars: int = MAX_STATEMENT_CHARS, quiet: Callable[[str], bool] | None = None
+) -> Iterator[Statement]:
     """Every statement of ``lines`` in order.
+
+    ``quiet``, when given, is asked about each instruction that stands alone on its line (its text):
+    True drops it (a reader that knows the instruction cannot matter to it saves making a record).
 
     >>> for s in statements(["tcgen05.ld.sync.aligned.32x32b.x2.b32{%r1,", " %r2},[%r9]; // c", "$L1:"]):
     ...     print(s.kind, repr(s.text), s.first, s.last)
@@ -88,7 +93,10 @@ def statements(lines: Iterable[str], max_chars: int = MAX_STATEMENT_CHARS) -> It
                     code = code[m.end() :].strip()
                     if not code:
                         continue
-            yield make(("directive" if code[0] == "." else "instruction", code, number, number))
+            if code[0] == ".":
+                yield make(("directive", code, number, number))
+            elif quiet is None or not quiet(code):
+                yield make(("instruction", code, number, number))
             continue
         yield from reader.feed(raw.rstrip("\r\n"), number)
     yield from reader.finish(number)

@@ -132,7 +132,25 @@ def events(
     fn = FunctionState(None)
     header: Statement | None = None
     depth = 0
-    for s in statements(lines, max_chars):
+    head_of = _HEAD.match
+    matter = _MATTER
+
+    def quiet(text: str) -> bool:
+        """An instruction that can change nothing here: no ld pending, not tcgen05, not one of the ops
+        that build constants or end a block, not writing a register that holds a constant."""
+        if fn.pending_ld or every or "tcgen05" in text:
+            return False
+        m = head_of(text)
+        if m is None or m.group() in matter:
+            return False
+        values = fn.constants.values
+        if values:
+            parts = text.split(None, 1)
+            if len(parts) < 2 or parts[1][:1] == "{" or parts[1].split(",", 1)[0] in values:
+                return False
+        return True
+
+    for s in statements(lines, max_chars, quiet):
         kind = s.kind
         if kind == "instruction":
             text = s.text
@@ -231,6 +249,10 @@ def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
     return out
 
 
+_HEAD = re.compile(r"[a-z_][a-z_0-9]*")
+_MATTER = CONSTANT_OPS | BRANCHES | frozenset(("bar", "barrier", "mbarrier"))
+"""Opcode heads an instruction must be looked at for even with nothing pending (a guard ``@`` never
+matches :data:`_HEAD`, so guarded instructions are always looked at)."""
 _IMMEDIATE = re.compile(r"(?:^|[\s,{])[-+]?\d")
 _PARTIAL = frozenset(("and", "or", "shl", "shr"))
 """Ops whose result has known bits even when a register operand holds run-time bits only."""

@@ -13,7 +13,7 @@ from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain import answers
 from tmemviz.families.explain.scan import Function, Module, Warning
-from tmemviz.ptx.line import PtxLine, parse_immediate
+from tmemviz.ptx.line import PtxLine
 
 OPS = (
     "alloc",
@@ -43,6 +43,12 @@ class Explainer:
         """Records hold :class:`LazyCells` instead of cell dicts (the streamed JSON writes them from
         :meth:`cells_json`'s per-layout template: kernels repeat the same layout with other registers)."""
         self.templates: dict[tuple[Any, ...], str] = {}
+
+    def preview(self, cells: LazyCells, count: int) -> tuple[list[dict[str, Any]], int]:
+        """The first ``count`` cells of thread 0 (what the table shows) and how many thread 0 has."""
+        ins, found, _, _ = self.layouts[cells.key]
+        first = [c for c in found if c.thread == 0]
+        return answers.cell_records(first[:count], cells.names, ins.pack), len(first)
 
     def cells_json(self, cells: LazyCells) -> str:
         """The JSON text of one ld/st's cells, exactly as ``json.dumps`` of :func:`answers.cell_records`."""
@@ -263,7 +269,11 @@ def _alloc(
     if op == "relinquish_alloc_permit":
         out["summary"] = "gives up this CTA's right to allocate Tensor Memory again (PTX ISA, tcgen05.alloc)"
         return out
-    columns = parse_immediate(line.operands[-1]) if line.operands else None
+    columns = None
+    if line.operands:  # nCols: an immediate, or a register the function set to one constant
+        known = fn.constants.get(line.operands[-1])
+        if known is not None and len(known) == 1 and known[0].exact:
+            columns = known[0].value & 0xFFFFFFFF
     out["columns"] = columns
     if op == "alloc" and line.operands:
         out["destination"] = line.operands[0]

@@ -14,14 +14,30 @@ from tmemviz.draw.document import Document
 from tmemviz.errors import TmemvizError
 
 
-def explain_sources(files: Sequence[str | os.PathLike[str]], text: str | None, catalog: Catalog) -> Document:
-    """Scan each file (then ``text``, named ``<text>``) with one explainer, as one document."""
+def explain_sources(
+    files: Sequence[str | os.PathLike[str]], text: str | None, catalog: Catalog, *, table_only: bool = False
+) -> Document:
+    """Scan each file (then ``text``, named ``<text>``) with one explainer, as one document.
+
+    ``table_only``: each ld/st record keeps only the cells the table shows (thread 0's first ones), so a
+    module of any length costs a row per instruction; such a document is for the table alone.
+    """
     from tmemviz.families.explain.document import explain_document
-    from tmemviz.families.explain.ops import Explainer
-    from tmemviz.families.explain.scan import scan
+    from tmemviz.families.explain.ops import Explainer, LazyCells
+    from tmemviz.families.explain.scan import Module, records
+    from tmemviz.families.explain.views import REGISTERS_SHOWN
 
     explainer = Explainer(catalog)
-    modules = [scan(name, lines, explainer, explainer.footprint) for name, lines in sources(files, text)]
+    explainer.lazy_cells = table_only
+    modules = []
+    for name, lines in sources(files, text):
+        module = Module(name)
+        for record in records(module, lines, explainer, explainer.footprint):
+            cells = record.get("cells")
+            if isinstance(cells, LazyCells):
+                record["cells"], record["thread0_cells"] = explainer.preview(cells, 2 * REGISTERS_SHOWN)
+            module.instructions.append(record)
+        modules.append(module)
     return explain_document(modules)
 
 
