@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from tmemviz.families.explain.addresses import Tmem, trusted
@@ -79,20 +80,11 @@ def _mma(record: Mapping[str, Any]) -> list[tuple[str, str, Interval, Interval]]
         lanes, cols = (d["lane"], d["lane"]), (d["col"], d["col"])
         idesc, letter = record.get("idesc"), record.get("layout")
         if idesc and letter and isinstance(idesc.get("n"), int):
-            from tmemviz.errors import TmemvizError
-            from tmemviz.families.datapath.answers import organize
-            from tmemviz.families.datapath.shapes import shipped_path
-
-            try:
-                org = organize(shipped_path(letter), int(idesc["n"]))
-            except (TmemvizError, KeyError, ValueError):
-                org = None
-            if org is not None:
-                width = org.columns
+            extent = d_extent(letter, idesc["n"])
+            if extent is not None:
+                low, high, width = extent
                 if idesc.get("d_type", "F32") not in ("F32", "S32"):
                     width = max(1, width // 2)  # a 16-bit (or unknown) D: at least half the columns
-                low = min(r.lanes[0] for r in org.regions) - org.offset
-                high = max(r.lanes[1] for r in org.regions) - org.offset
                 lanes, cols = (d["lane"] + low, d["lane"] + high), (d["col"], d["col"] + width - 1)
         out.append(("D", d["base"], lanes, cols))
     for name, what in (
@@ -104,6 +96,27 @@ def _mma(record: Mapping[str, Any]) -> list[tuple[str, str, Interval, Interval]]
         if where and where.get("base"):
             out.append((what, where["base"], (where["lane"], where["lane"]), (where["col"], where["col"])))
     return out
+
+
+@lru_cache(maxsize=64)
+def d_extent(letter: str, n: int) -> tuple[int, int, int] | None:
+    """D's first and last lane (relative to its taddr) and its columns, for data-path layout ``letter``
+    with N = ``n`` (the datapath family's organization); None when N is not legal for it.
+
+    >>> d_extent("D", 128), d_extent("E", 128), d_extent("D", 7)
+    ((0, 127, 128), (0, 127, 64), None)
+    """
+    from tmemviz.errors import TmemvizError
+    from tmemviz.families.datapath.answers import organize
+    from tmemviz.families.datapath.shapes import shipped_path
+
+    try:
+        org = organize(shipped_path(letter), n)
+    except TmemvizError:
+        return None
+    low = min(r.lanes[0] for r in org.regions) - org.offset
+    high = max(r.lanes[1] for r in org.regions) - org.offset
+    return low, high, org.columns
 
 
 def place(kernel: Kernel, records: Sequence[Mapping[str, Any]], catalog: Any = None) -> list[Region]:
