@@ -42,6 +42,7 @@ _MODELLED = frozenset(
     ("mov", "cvt", "cvta", "ld", "add", "and", "selp", "shl", "shr", "or", "xor", "mul", "sub", "call")
 )
 """Opcodes whose result (or effect) the tracker follows; any other only defines its destinations."""
+_INTEGERS = frozenset(("u32", "s32", "b32", "u64", "s64", "b64"))
 _STORES = frozenset(("st", "atom", "red", "cp", "mbarrier", "stmatrix"))
 """Opcodes that write memory at their first operand (a shared-memory slot among them is noted)."""
 _SYMBOL = re.compile(r"^[A-Za-z_$][\w$.]*$")
@@ -241,6 +242,8 @@ class Tracker:
         sources = operands[1:]
         deps = frozenset({dest})
         if head in ("mov", "cvt", "cvta") and len(sources) == 1:
+            if head == "cvt" and not all(p in _INTEGERS for p in parts[1:]):
+                return None  # a rounding, a float or a narrower type: not an address any more
             value = self._value(sources[0])
             if value is None:
                 return None
@@ -269,8 +272,10 @@ class Tracker:
 
     def _load(self, parts: list[str], operand: str, deps: frozenset[str]) -> Value | None:
         """``ld.shared [slot]`` of an alloc's slot: that alloc's base address (lane 0, column 0)."""
-        if any(p in ("param", "global", "const", "local") for p in parts):
-            return None
+        if any(p in ("param", "global", "const", "local") for p in parts) or not {"b32", "u32", "s32"} & set(
+            parts
+        ):
+            return None  # the slot holds one 32-bit address
         where = self._address(operand)
         if not isinstance(where, Ptr):
             return None
