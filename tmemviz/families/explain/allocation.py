@@ -42,6 +42,7 @@ _MODELLED = frozenset(
     ("mov", "cvt", "cvta", "ld", "add", "and", "selp", "shl", "shr", "or", "xor", "mul", "sub", "call")
 )
 """Opcodes whose result (or effect) the tracker follows; any other only defines its destinations."""
+_ARITHMETIC = frozenset(("add", "and", "shl", "shr", "or", "xor", "mul", "sub", "selp"))
 _INTEGERS = frozenset(("u32", "s32", "b32", "u64", "s64", "b64"))
 _STORES = frozenset(("st", "atom", "red", "cp", "mbarrier", "stmatrix"))
 """Opcodes that write memory at their first operand (a shared-memory slot among them is noted)."""
@@ -160,6 +161,12 @@ class Tracker:
                 if head in BRANCHES:
                     self._block += 1
                 return
+            if head in _ARITHMETIC and "{" not in rest and text[:1] != "@":
+                dest, *sources = (o.strip() for o in rest.split(","))
+                if dest.startswith("%") and all(self._unknown(o) for o in sources):
+                    kernel.definitions[dest] = kernel.definitions.get(dest, 0) + 1
+                    self._values[dest] = self._opaque(dest)  # unknown in, unknown out: not parsed
+                    return
             try:
                 parsed = parse_line(text)
             except TmemvizError:  # a statement the reader cannot split: what it writes becomes unknown
@@ -205,6 +212,13 @@ class Tracker:
         elif head == "call" and parsed.operands and parsed.operands[0].startswith("("):
             written = _REGISTER.findall(parsed.operands[0])
         return written
+
+    def _unknown(self, operand: str) -> bool:
+        """A register operand holding nothing the tracker follows (no constant, pointer or base)."""
+        if not operand.startswith("%"):
+            return False
+        value = self._values.get(operand)
+        return value is None or (isinstance(value, Ptr) and value.root[0] == "opaque")
 
     def _opaque(self, register: str) -> Ptr:
         """An unknown value, but one that copies of it can be recognised by (a slot held in a register)."""
