@@ -12,7 +12,8 @@ import tmemviz
 from tests.cli_run import bad, ok
 from tmemviz.api import catalog
 from tmemviz.families.explain.ops import Explainer
-from tmemviz.families.explain.source import sources
+from tmemviz.families.explain.scan import Module, records
+from tmemviz.families.explain.source import scanned
 from tmemviz.families.explain.stream import write_json
 
 FIXTURES = Path(__file__).parents[1] / "kernels"
@@ -21,7 +22,8 @@ ALL = sorted(FIXTURES.glob("*.ptx"))
 
 def streamed(paths: list[Path]) -> str:
     out = io.StringIO()
-    write_json(sources(paths, None), Explainer(catalog()), out.write)
+    explainer = Explainer(catalog())
+    write_json(scanned(paths, None, explainer), explainer, out.write)
     return out.getvalue()
 
 
@@ -49,7 +51,11 @@ def test_records_are_written_before_the_module_ends() -> None:
         consumed.append(len(written))
         yield "}\n"
 
-    write_json([("k.ptx", lines())], Explainer(catalog()), written.append)
+    explainer = Explainer(catalog())
+    module = Module("k.ptx")
+    write_json(
+        [(module, records(module, lines(), explainer, explainer.footprint))], explainer, written.append
+    )
     assert consumed and any("wait::ld" in w for w in written[: consumed[0]])
 
 
@@ -93,3 +99,11 @@ def test_the_table_from_row_sized_records_is_the_documents(
     ok(capsys, "explain", str(path), "-o", str(tmp_path / "a.txt"))
     tmemviz.explain([path]).save(tmp_path / "b.txt")
     assert (tmp_path / "a.txt").read_text() == (tmp_path / "b.txt").read_text()
+
+
+def test_a_missing_second_file_writes_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    err = bad(
+        capsys, "explain", str(FIXTURES / "cutlass_atoms.ptx"), str(tmp_path / "none.ptx"), "-f", "json"
+    )
+    assert "cannot read" in err and "none.ptx" in err
+    assert "is a directory" in bad(capsys, "explain", str(tmp_path), "-f", "json")

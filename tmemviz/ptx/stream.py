@@ -234,9 +234,18 @@ def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
         if values:
             for name in registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0]):
                 values.pop(name, None)  # built from run-time values only: nothing to follow
-    elif head in CONSTANT_OPS or (values and rest and (rest[:1] == "{" or rest.split(",", 1)[0] in values)):
+    elif values and head not in CONSTANT_OPS:
+        if head not in NO_DESTINATION and rest[:1] not in "[(":  # any other write forgets the register
+            for name in registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0]):
+                values.pop(name, None)
+    elif head in CONSTANT_OPS:
         try:
-            parsed = parse_line(text)
+            if text[:1] != "@" and not any(c in rest for c in "{[(/") and "," in rest:
+                # `op.type %d, a, b`: split where the commas are (what parse_line would give, faster)
+                operands = tuple(x.strip() for x in rest.split(","))
+                parsed = PtxLine(" ".join(text.split()), None, opcode, operands)
+            else:
+                parsed = parse_line(text)
             fn.constants.update(parsed)
         except TmemvizError as exc:
             return [Event("problem", s, fn, message=f"not read as PTX: {exc}")]

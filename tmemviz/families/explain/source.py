@@ -7,11 +7,16 @@ Reading goes through :func:`tmemviz.files.text_lines`, as every family's shape f
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tmemviz.catalog import Catalog
 from tmemviz.draw.document import Document
 from tmemviz.errors import TmemvizError
+
+if TYPE_CHECKING:
+    from tmemviz.families.explain.ops import Explainer
+    from tmemviz.families.explain.scan import Module
 
 
 def explain_sources(
@@ -24,15 +29,13 @@ def explain_sources(
     """
     from tmemviz.families.explain.document import explain_document
     from tmemviz.families.explain.ops import Explainer, LazyCells
-    from tmemviz.families.explain.scan import Module, records
     from tmemviz.families.explain.views import REGISTERS_SHOWN
 
     explainer = Explainer(catalog)
     explainer.lazy_cells = table_only
     modules = []
-    for name, lines in sources(files, text):
-        module = Module(name)
-        for record in records(module, lines, explainer, explainer.footprint):
+    for module, made in scanned(files, text, explainer):
+        for record in made:
             cells = record.get("cells")
             if isinstance(cells, LazyCells):
                 record["cells"], record["thread0_cells"] = explainer.preview(cells, 2 * REGISTERS_SHOWN)
@@ -41,9 +44,14 @@ def explain_sources(
     return explain_document(modules)
 
 
-def sources(files: Sequence[str | os.PathLike[str]], text: str | None) -> list[tuple[str, Iterable[str]]]:
-    """The one dispatch point from what the user gave to (name, lines) streams: files (``-`` is standard
-    input, readable once), then ``text`` named ``<text>``. Another input language (SASS) plugs in here."""
+def scanned(
+    files: Sequence[str | os.PathLike[str]], text: str | None, explainer: Explainer
+) -> Iterator[tuple[Module, Iterator[dict[str, Any]]]]:
+    """The one dispatch point from what the user gave to explained modules: per file (``-`` is standard
+    input, readable once), then ``text`` (named ``<text>``), its :class:`Module` and its instruction
+    records as they are made (consume them before the next module). Another input language (SASS)
+    plugs in here: a scanner that yields records with the same fields."""
+    from tmemviz.families.explain.scan import Module, records
     from tmemviz.files import text_lines
 
     if not files and text is None:
@@ -53,10 +61,12 @@ def sources(files: Sequence[str | os.PathLike[str]], text: str | None) -> list[t
         raise TmemvizError("standard input (-) can be read only once; give - at most once")
     for name in names:
         _check_regular(name)
-    out: list[tuple[str, Iterable[str]]] = [(name, text_lines(name)) for name in names]
+    inputs: list[tuple[str, Iterable[str]]] = [(name, text_lines(name)) for name in names]
     if text is not None:
-        out.append(("<text>", text.splitlines()))
-    return out
+        inputs.append(("<text>", text.splitlines()))
+    for name, lines in inputs:
+        module = Module(name)
+        yield module, records(module, lines, explainer, explainer.footprint)
 
 
 def stream_json(
@@ -66,21 +76,29 @@ def stream_json(
     from tmemviz.families.explain.ops import Explainer
     from tmemviz.families.explain.stream import to_output, write_json
 
-    found = sources(files, text)
     explainer = Explainer(catalog)
-    to_output(output, lambda write: write_json(found, explainer, write))
+    found = scanned(files, text, explainer)
+    first = next(found, None)  # bad arguments are refused before anything is written
+    if first is None:
+        return
+    import itertools
+
+    to_output(output, lambda write: write_json(itertools.chain([first], found), explainer, write))
 
 
 def _check_regular(name: str) -> None:
-    """A device (``/dev/zero``) streams forever without a newline: refuse it before reading."""
+    """A missing file or a directory is refused before anything is written; a device (``/dev/zero``)
+    streams forever without a newline: refused before reading."""
     import stat
 
     if name == "-":
         return
     try:
         mode = os.stat(name).st_mode
-    except OSError:
-        return  # text_lines says what is wrong with it
+    except OSError as exc:  # said before any output is written (the JSON is streamed)
+        raise TmemvizError(f"cannot read {name}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        raise TmemvizError(f"{name} is a directory; give a PTX file")
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         raise TmemvizError(
             f"{name} is not a regular file or a pipe; give a PTX file (or - for standard input)"

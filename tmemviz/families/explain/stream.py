@@ -15,23 +15,25 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from tmemviz.families.explain.ops import Explainer, LazyCells
-from tmemviz.families.explain.scan import Module, records
+from tmemviz.families.explain.scan import Module
 
 _MARK = "\x00cells\x00"
 _MARK_JSON = json.dumps(_MARK)
 
 
 def write_json(
-    sources: Iterable[tuple[str, Iterable[str]]], explainer: Explainer, write: Callable[[str], Any]
+    scanned: Iterable[tuple[Module, Iterable[dict[str, Any]]]],
+    explainer: Explainer,
+    write: Callable[[str], Any],
 ) -> int:
-    """Scan each (name, lines) and write the JSON document with ``write``; returns the instruction count."""
+    """Write the JSON document of each (module, its records as they are made) with ``write``; returns the
+    instruction count. ``explainer`` is the one that makes the records (its cells are written lazily)."""
     explainer.lazy_cells = True
     write('{\n "files": [\n')
     total = 0
-    for index, (name, lines) in enumerate(sources):
-        module = Module(name)
+    for index, (module, made) in enumerate(scanned):
         opened = False
-        for record in records(module, lines, explainer, explainer.footprint):
+        for record in made:
             if not opened:
                 write(("" if index == 0 else ",\n") + "  {" + _head(module) + ', "instructions": [\n   ')
                 opened = True
