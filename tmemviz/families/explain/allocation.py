@@ -33,7 +33,7 @@ from tmemviz.families.explain.addresses import (
     with_deps,
 )
 from tmemviz.ptx.line import PtxLine, parse_immediate, parse_line
-from tmemviz.ptx.registers import NO_DESTINATION, destinations
+from tmemviz.ptx.registers import NO_DESTINATION
 from tmemviz.ptx.statements import collapse
 from tmemviz.ptx.stream import BRANCHES, Event, Hazard, events, opcode_of
 
@@ -42,7 +42,6 @@ _MODELLED = frozenset(
     ("mov", "cvt", "cvta", "ld", "add", "and", "selp", "shl", "shr", "or", "xor", "mul", "sub", "call")
 )
 """Opcodes whose result (or effect) the tracker follows; any other only defines its destinations."""
-_ARITHMETIC = frozenset(("add", "and", "shl", "shr", "or", "xor", "mul", "sub", "selp"))
 _INTEGERS = frozenset(("u32", "s32", "b32", "u64", "s64", "b64"))
 _STORES = frozenset(("st", "atom", "red", "cp", "mbarrier", "stmatrix"))
 """Opcodes that write memory at their first operand (a shared-memory slot among them is noted)."""
@@ -148,36 +147,29 @@ class Tracker:
     def _statement(self, line: int, text: str, parsed: PtxLine | None) -> None:
         kernel = self._kernel
         assert kernel is not None
-        if parsed is None:
+        if parsed is not None:
+            opcode, operands, guard = parsed.opcode, parsed.operands, parsed.guard
+        else:
             opcode, rest = opcode_of(text)
             head = opcode.split(".", 1)[0]
             store = head in _STORES and ".global" not in opcode and ".param" not in opcode
             if head not in _MODELLED and not store:  # only which registers it writes matters: not parsed
                 first = rest[: rest.find("}") + 1] if rest[:1] == "{" else rest.split(",", 1)[0]
                 written = [] if head in NO_DESTINATION or first[:1] in "[(" else _REGISTER.findall(first)
-                for register in written:
-                    kernel.definitions[register] = kernel.definitions.get(register, 0) + 1
-                    self._values[register] = self._opaque(register)
+                self._define(written)
                 if head in BRANCHES:
                     self._block += 1
                 return
-            if head in _ARITHMETIC and "{" not in rest and text[:1] != "@":
-                dest, *sources = (o.strip() for o in rest.split(","))
-                if dest.startswith("%") and all(self._unknown(o) for o in sources):
-                    kernel.definitions[dest] = kernel.definitions.get(dest, 0) + 1
-                    self._values[dest] = self._opaque(dest)  # unknown in, unknown out: not parsed
+            if text[:1] != "@" and "{" not in rest and "[" not in rest and "(" not in rest:
+                operands, guard = tuple(o.strip() for o in rest.split(",")) if rest else (), None
+            else:
+                try:
+                    found = parse_line(text)
+                except TmemvizError:  # a statement the reader cannot split: what it writes becomes unknown
+                    self._define(_REGISTER.findall(rest.split(",", 1)[0]))
                     return
-            try:
-                parsed = parse_line(text)
-            except TmemvizError:  # a statement the reader cannot split: what it writes becomes unknown
-                parsed = None
-        if parsed is None:
-            for register in _REGISTER.findall(opcode_of(text)[1].split(",", 1)[0]):
-                kernel.definitions[register] = kernel.definitions.get(register, 0) + 1
-                self._values[register] = self._opaque(register)
-            return
-        opcode, operands, guard = parsed.opcode, parsed.operands, parsed.guard
-        head = opcode.split(".")[0]
+                opcode, operands, guard = found.opcode, found.operands, found.guard
+        head = opcode.split(".", 1)[0]
         if head == "tcgen05":
             self._tcgen05(line, opcode, operands, guard, text)
         elif head == "call":
@@ -186,39 +178,26 @@ class Tracker:
             where = _located(self._address(operands[0]), "var" if ".shared" in opcode else "generic")
             if where is not None:
                 kernel.stored.append(where)
-        written = self._written(parsed, head)
-        for register in written:
-            kernel.definitions[register] = kernel.definitions.get(register, 0) + 1
+        written = _written(opcode, operands, head)
         if len(written) == 1 and head != "tcgen05":
+            kernel.definitions[written[0]] = kernel.definitions.get(written[0], 0) + 1
             value = self._compute(opcode, operands, written[0])
             old = self._values.get(written[0])
             if guard is not None and value != old:
                 value = None  # not executed when the guard is false: the old value may remain
-            if value is None:
-                value = self._opaque(written[0])
-            self._values[written[0]] = value
+            self._values[written[0]] = value if value is not None else self._opaque(written[0])
         else:
-            for register in written:
-                self._values[register] = self._opaque(register)
+            self._define(written)
         if head in BRANCHES:
             self._block += 1
 
-    @staticmethod
-    def _written(parsed: PtxLine, head: str) -> list[str]:
-        """The reader's destinations, and (erring towards "written") a call's results and ld.red's redval."""
-        written = destinations(parsed)
-        if parsed.opcode.startswith("tcgen05.ld"):
-            written = [r for o in parsed.operands if not o.startswith("[") for r in _REGISTER.findall(o)]
-        elif head == "call" and parsed.operands and parsed.operands[0].startswith("("):
-            written = _REGISTER.findall(parsed.operands[0])
-        return written
-
-    def _unknown(self, operand: str) -> bool:
-        """A register operand holding nothing the tracker follows (no constant, pointer or base)."""
-        if not operand.startswith("%"):
-            return False
-        value = self._values.get(operand)
-        return value is None or (isinstance(value, Ptr) and value.root[0] == "opaque")
+    def _define(self, registers: list[str]) -> None:
+        """Registers written with values the tracker does not follow."""
+        assert self._kernel is not None
+        definitions = self._kernel.definitions
+        for register in registers:
+            definitions[register] = definitions.get(register, 0) + 1
+            self._values[register] = self._opaque(register)
 
     def _opaque(self, register: str) -> Ptr:
         """An unknown value, but one that copies of it can be recognised by (a slot held in a register)."""
@@ -329,6 +308,25 @@ class Tracker:
             at = _located(slot, "var" if "shared" in opcode else "generic")
             kernel.allocs.append(Alloc(len(kernel.allocs), line, statement.columns, group, at, guard))
         kernel.statements.append(statement)
+
+
+def _written(opcode: str, operands: tuple[str, ...], head: str) -> list[str]:
+    """The registers an instruction writes: its first operand's (the reader's rule, as
+    :func:`tmemviz.ptx.registers.destinations`), and, erring towards "written", a call's results and
+    every register operand of a tcgen05.ld (its vector and ld.red's redval).
+
+    >>> _written("add.s32", ("%r3", "%r2", "64"), "add"), _written("st.shared.b32", ("[%r1]", "%r2"), "st")
+    (['%r3'], [])
+    """
+    if not operands:
+        return []
+    if opcode.startswith("tcgen05.ld"):
+        return [r for o in operands if not o.startswith("[") for r in _REGISTER.findall(o)]
+    if head == "call":
+        return _REGISTER.findall(operands[0]) if operands[0].startswith("(") else []
+    if head in NO_DESTINATION or head == "tcgen05" or operands[0].startswith(("[", "(")):
+        return []
+    return _REGISTER.findall(operands[0])
 
 
 def _located(where: Value | None, space: str) -> Ptr | None:
