@@ -34,6 +34,7 @@ def check_file(path: str, lines: Any, catalog: Catalog) -> Checked:
     from tmemviz.families.explain.ops import Explainer
 
     explainer = Explainer(catalog)
+    explainer.lazy_cells = True  # cells are not written: each ld/st's extent comes from its layout
     module, tracker = analyse(path, lines, explainer, explainer.footprint)
     findings, regions = check_module(module, tracker.kernels, tracker.hazards, catalog)
     return Checked(path, findings, tracker.kernels, regions)

@@ -74,6 +74,8 @@ class Statement:
     columns: int | None = None
     """nCols of an alloc/dealloc."""
     operands: tuple[str, ...] = ()
+    extent: tuple[tuple[int, int], tuple[int, int]] | None = None
+    """An ld/st's first and last lane and column relative to its base register (its layout's cells)."""
 
 
 @dataclass
@@ -329,6 +331,25 @@ def _written(opcode: str, operands: tuple[str, ...], head: str) -> list[str]:
     return _REGISTER.findall(operands[0])
 
 
+def _extent(statement: Statement, footprint: Any, line: PtxLine, known: dict[int, Any]) -> None:
+    """An ld/st's lanes and columns from its layout's cells (the explainer's, one set per layout)."""
+    if statement.op not in ("ld", "st"):
+        return
+    try:
+        found = footprint(line)
+    except TmemvizError:
+        return
+    if not found or not found[1]:
+        return
+    cells = found[1]
+    extent = known.get(id(cells))
+    if extent is None:
+        lanes = [lane for lane, _ in cells]
+        cols = [col for _, col in cells]
+        extent = known[id(cells)] = ((min(lanes), max(lanes)), (min(cols), max(cols)))
+    statement.extent = extent
+
+
 def _located(where: Value | None, space: str) -> Ptr | None:
     """The place an instruction of state space ``space`` (``var``: .shared; ``generic``) reaches at
     ``where``: a variable's address must be in that window (``mov`` gives its own, ``cvta`` the generic
@@ -348,6 +369,7 @@ def analyse(path: str, lines: Iterable[str], explain: Any, footprint: Any = None
 
     module = Module(path)
     tracker = Tracker()
+    extents: dict[int, tuple[tuple[int, int], tuple[int, int]]] = {}
     for event in events(lines, footprint, every=True):
         tracker.observe(event)
         kind = event.kind
@@ -356,6 +378,9 @@ def analyse(path: str, lines: Iterable[str], explain: Any, footprint: Any = None
             record = explain(s.first, collapse(s.text) + ";", event.line, event.fn, module)
             if record is not None:
                 module.instructions.append(record)
+            mine = tracker.kernels[-1].statements[-1:] if tracker.kernels else []
+            if footprint is not None and mine and mine[0].line == s.first:
+                _extent(mine[0], footprint, event.line, extents)  # after explain: its layout is known
         elif kind == "target" and module.target is None:
             module.target = event.target
     module.count = len(module.instructions)

@@ -62,6 +62,7 @@ def explain_map(modules: Sequence[Any], detail: str = "auto") -> FigureSpec:
                 f"the TMEM map of {where} is drawn by 'tmemviz check ... -o map.png' (it reads once)"
             )
         explainer = Explainer(catalog)
+        explainer.lazy_cells = True
         module, tracker = analyse(m.path, text_lines(m.path), explainer, explainer.footprint)
         records: dict[Any, list[Any]] = {}
         for record in module.instructions:

@@ -42,7 +42,9 @@ class Region:
     """The last lane and column touched whatever the offset in its interval (what ``outside`` rests on)."""
 
 
-def footprints(record: Mapping[str, Any], catalog: Any = None) -> list[tuple[str, str, Interval, Interval]]:
+def footprints(
+    record: Mapping[str, Any], catalog: Any = None, extent: tuple[Interval, Interval] | None = None
+) -> list[tuple[str, str, Interval, Interval]]:
     """(operand, base register, lanes, columns) each instruction touches, relative to its base register.
 
     >>> footprints({"op": "shift", "base": "%r1", "rows": {"from_lanes": [0, 30], "to_lanes": [1, 31],
@@ -52,7 +54,9 @@ def footprints(record: Mapping[str, Any], catalog: Any = None) -> list[tuple[str
     op = record.get("op")
     if "error" in record:
         return []
-    if op in ("ld", "st", "ld.red") and record.get("base") and record.get("cells"):
+    if op in ("ld", "st", "ld.red") and record.get("base") and extent is not None:
+        return [("cells", record["base"], extent[0], extent[1])]
+    if op in ("ld", "st", "ld.red") and record.get("base") and isinstance(record.get("cells"), list):
         cells = record["cells"]
         lanes = (min(c["lane"] for c in cells), max(c["lane"] for c in cells))
         cols = (min(c["col"] for c in cells), max(c["col"] for c in cells))
@@ -124,7 +128,7 @@ def place(kernel: Kernel, records: Sequence[Mapping[str, Any]], catalog: Any = N
     ``catalog`` of copy shapes."""
     out: list[Region] = []
     for statement, record in pair(kernel, records):
-        for what, base, lanes, cols in footprints(record, catalog):
+        for what, base, lanes, cols in footprints(record, catalog, statement.extent):
             value = statement.registers.get(base)
             if not isinstance(value, Tmem) or not trusted(value.deps, kernel.definitions):
                 continue
