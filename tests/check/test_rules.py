@@ -65,7 +65,7 @@ def test_a_correct_kernel_has_only_notes() -> None:
     assert findings(text) == []
     (checked,) = tmemviz.check(text=text).subject
     notes = {f.rule: f.message for f in checked.findings}
-    assert "at most 8 of its CTAs" in notes["alloc-columns"]
+    assert "per CTA: 8 such CTAs can hold Tensor Memory on one SM at once" in notes["alloc-columns"]
     assert "compute capability 10.0 only" in notes["target"]
 
 

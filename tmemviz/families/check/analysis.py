@@ -96,8 +96,8 @@ def _columns(kernel: Kernel) -> Iterable[Finding]:
         yield Finding(
             allocs[0].line, "note", "alloc-columns",
             f"{short(kernel.name)} allocates {total} of the SM's {TMEM_COLUMNS} Tensor Memory columns "
-            f"per CTA: at most {fit} of its CTAs hold Tensor Memory on one SM at once; more wait in "
-            "tcgen05.alloc",
+            f"per CTA: {fit} such CTA{'s' if fit != 1 else ''} can hold Tensor Memory on one SM at once; "
+            "more wait in tcgen05.alloc",
         )  # fmt: skip
 
 
