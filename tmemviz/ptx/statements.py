@@ -31,6 +31,11 @@ MAX_STATEMENT_CHARS = 1 << 16
 """A statement longer than this (64 KiB) is cut: the longest real one, a 128-register tcgen05.ld
 vector, is about 1.3 KB."""
 
+MAX_DIRECTIVE_CHARS = 1 << 26
+"""A directive may be long: nvcc writes a data initializer on one line (curand's 102,400-byte tables are
+460 KB of text). Up to this length (64 MiB) it is read without a warning, its text kept only up to
+:data:`KEEP_DIRECTIVE_CHARS` (no check reads a data initializer)."""
+KEEP_DIRECTIVE_CHARS = 4096
 _SPLIT = re.compile(r"([;{}])")
 _LABEL = re.compile(r"\s*([A-Za-z_$][\w$]*)\s*:(?!:)")
 _COMMENT = re.compile(r'//|/\*|"')
@@ -86,6 +91,8 @@ def statements(
             and len(code) <= max_chars
         ):
             code = code[:-1].rstrip()
+            if not code:
+                continue  # an empty statement (nvcc ends a declaration with a lone `;`)
             if ":" in code:
                 m = _LABEL.match(code)
                 if m is not None:
@@ -114,6 +121,7 @@ class _Reader:
         self.depth = 0
         self.cut = False
         """The statement was cut: the rest of its line is dropped."""
+        self.directive = False
 
     def feed(self, line: str, number: int) -> Iterator[Statement]:
         if self.in_comment or _COMMENT.search(line):
@@ -128,7 +136,9 @@ class _Reader:
             and "{" not in code
             and "}" not in code
         ):  # the common case: one whole statement on the line
-            code = code[:-1]
+            code = code[:-1].strip()
+            if not code:
+                return
             m = _LABEL.match(code) if ":" in code else None
             if m is not None:
                 yield Statement("label", m.group(1), number, number)
@@ -178,7 +188,7 @@ class _Reader:
                         continue
                     piece = piece.lstrip()
                 self._add(piece, number)
-            if self.size > self.max_chars:
+            if self.size > (MAX_DIRECTIVE_CHARS if self.directive else self.max_chars):
                 text = "".join(self.parts)[:200]
                 yield Statement("overlong", text, self.first, number)
                 self._reset()
@@ -198,8 +208,11 @@ class _Reader:
     def _add(self, piece: str, number: int) -> None:
         if not self.parts:
             self.first = number
-        self.parts.append(piece)
+            self.directive = piece[:1] == "."  # its data is counted, not kept, past a few KB
         self.size += len(piece)
+        if self.directive and self.size > KEEP_DIRECTIVE_CHARS:
+            return
+        self.parts.append(piece)
 
     def _end(self, number: int, default: str) -> Iterator[Statement]:
         text = "".join(self.parts).strip()
@@ -209,6 +222,7 @@ class _Reader:
             yield Statement(kind, text, self.first, number)
 
     def _reset(self) -> None:
+        self.directive = False
         self.parts = []
         self.size = 0
         self.depth = 0
@@ -221,14 +235,16 @@ class _Reader:
         return head[:1] == "." and _HEADERS.search("".join(self.parts)) is not None
 
     def _ends_with_line(self) -> bool:
-        """A directive without ``;`` ends with its line once its parentheses are closed."""
+        """A directive without ``;`` ends with its line once its parentheses are closed; a function
+        header once it has its parameter list (nvcc writes ``.extern .func __assertfail`` and the
+        ``(...)`` on the lines after it, then ``;``)."""
         head = self.parts[0]
         if head[:1] != ".":
             return False
         text = "".join(self.parts)
         if text.count("(") != text.count(")") or self.depth:
             return False
-        return text.startswith(_OPEN_ENDED) or _HEADERS.search(text) is not None
+        return text.startswith(_OPEN_ENDED) or (_HEADERS.search(text) is not None and "(" in text)
 
     def _uncomment(self, line: str) -> str:
         """The line without its comments (``"`` strings kept whole), tracking an open ``/*``."""
