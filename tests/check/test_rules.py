@@ -136,6 +136,8 @@ def test_never_freed_and_its_limits() -> None:
     assert findings(text) == [(line_of(text, "tcgen05.alloc"), "warning", "never-freed")]
     called = kernel(ALLOC.format(cols=64) + "call.uni release;\n")
     assert findings(called) == [], "a called function may free it"
+    printing = kernel(ALLOC.format(cols=64) + "call.uni (retval0), vprintf, (param0, param1);\n")
+    assert [r for _, _, r in findings(printing)] == ["never-freed"], "vprintf frees no Tensor Memory"
 
 
 def test_dealloc_mismatch() -> None:

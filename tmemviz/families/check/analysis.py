@@ -36,12 +36,13 @@ def check_module(
     for record in module.instructions:
         by_function[record.get("function")].append(record)
     regions: dict[str, list[Region]] = {}
+    by_name = {k.name: k for k in kernels}
     for kernel in kernels:
         placed = place(kernel, by_function.get(kernel.name, []), catalog)
         regions[kernel.name or f"line {kernel.line}"] = placed
         findings += _columns(kernel)
         findings += _outside(kernel, placed)
-        findings += _lifetime(kernel)
+        findings += _lifetime(kernel, by_name)
         findings += _cta_group(kernel)
     return ordered(findings), regions
 
@@ -132,9 +133,30 @@ def _tmem(statement: Statement, kernel: Kernel, register: str | None = None) -> 
     return None
 
 
-def _lifetime(kernel: Kernel) -> Iterable[Finding]:
+RUNTIME = frozenset(("vprintf", "__assertfail", "malloc", "free"))
+"""Device-runtime functions a kernel may call that touch no Tensor Memory (libdevice's ``__nv_*`` too)."""
+
+
+def may_do(
+    kernel: Kernel, kernels: Mapping[str | None, Kernel], op: str, seen: frozenset[str] = frozenset()
+) -> bool:
+    """Whether a function this kernel calls may ``op`` (alloc, dealloc) Tensor Memory: one of this
+    module that does (or calls one that does), or one defined elsewhere that is not a device-runtime
+    function."""
+    for name in kernel.callees:
+        if name in RUNTIME or name.startswith("__nv_") or name in seen:
+            continue
+        callee = kernels.get(name)
+        if callee is None:
+            return True
+        if any(s.op == op for s in callee.statements) or may_do(callee, kernels, op, seen | {name}):
+            return True
+    return False
+
+
+def _lifetime(kernel: Kernel, kernels: Mapping[str | None, Kernel]) -> Iterable[Finding]:
     deallocs = [s for s in kernel.statements if s.op == "dealloc"]
-    if kernel.entry and kernel.allocs and not deallocs and not kernel.calls:
+    if kernel.entry and kernel.allocs and not deallocs and not may_do(kernel, kernels, "dealloc"):
         first = kernel.allocs[0]
         yield Finding(
             first.line, "warning", "never-freed",
@@ -143,7 +165,9 @@ def _lifetime(kernel: Kernel) -> Iterable[Finding]:
         )  # fmt: skip
     counts = {a.columns for a in kernel.allocs}
     freed: dict[int, Statement] = {}
-    sole = kernel.entry and not kernel.calls and len(kernel.allocs) == 1
+    alone = kernel.entry and not may_do(kernel, kernels, "alloc")
+    """Every allocation the CTA can hold is one of this kernel's own allocs."""
+    sole = alone and len(kernel.allocs) == 1
     last: Statement | None = None
     for s in kernel.statements:
         if s.op == "alloc":
@@ -156,7 +180,7 @@ def _lifetime(kernel: Kernel) -> Iterable[Finding]:
                 if alloc.columns is not None and s.columns is not None and s.columns != alloc.columns:
                     yield _mismatch(s, alloc.columns, f"the alloc on line {alloc.line}")
                 freed[value.alloc] = s
-            elif (kernel.entry and not kernel.calls and s.columns is not None and len(counts) == 1
+            elif (alone and s.columns is not None and len(counts) == 1
                   and None not in counts and s.columns not in counts):  # fmt: skip
                 (only,) = counts
                 yield _mismatch(s, only, "every alloc of this kernel")

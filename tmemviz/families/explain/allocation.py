@@ -89,6 +89,8 @@ class Kernel:
     statements: list[Statement] = field(default_factory=list)
     calls: bool = False
     """The function calls another: what that one allocates or frees is not seen here."""
+    callees: set[str] = field(default_factory=set)
+    """The names it calls (a call through a register adds ``?``)."""
     definitions: dict[str, int] = field(default_factory=dict)
     """Register -> how many statements write it."""
     slots_read: list[Ptr] = field(default_factory=list)
@@ -176,6 +178,8 @@ class Tracker:
             self._tcgen05(line, opcode, operands, guard, text)
         elif head == "call":
             kernel.calls = True
+            named = [o for o in operands if not o.startswith("(")]
+            kernel.callees.add(named[0] if named and _SYMBOL.match(named[0]) else "?")
         elif head in _STORES and operands and operands[0].startswith("["):
             where = _located(self._address(operands[0]), "var" if ".shared" in opcode else "generic")
             if where is not None:
