@@ -65,8 +65,20 @@ def test_a_correct_kernel_has_only_notes() -> None:
     assert findings(text) == []
     (checked,) = tmemviz.check(text=text).subject
     notes = {f.rule: f.message for f in checked.findings}
+    assert "holds up to 64 of the SM's 512" in notes["alloc-columns"]
     assert "per CTA: 8 such CTAs can hold Tensor Memory on one SM at once" in notes["alloc-columns"]
     assert "compute capability 10.0 only" in notes["target"]
+
+
+def test_two_allocs_holding_more_than_the_sm_has() -> None:
+    second = "mov.b32 %r6, smem;\nadd.s32 %r7, %r6, 8;\n"
+    second += "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r7], {cols};\n"
+    text = good(256, second.format(cols=512))
+    found = [(line, r) for line, _, r in findings(text)]
+    assert found == [(line_of(text, "[%r7], 512"), "alloc-columns")]
+    assert findings(good(256, second.format(cols=256))) == []
+    (checked,) = tmemviz.check(text=good(256, second.format(cols=256))).subject
+    assert "holds up to 512 of the SM's 512" in " ".join(f.message for f in checked.findings)
 
 
 @pytest.mark.parametrize(("cols", "bad"), [(16, True), (48, True), (1024, True), (32, False), (512, False)])

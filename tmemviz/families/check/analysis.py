@@ -74,29 +74,46 @@ def _target(module: Any) -> Iterable[Finding]:
 
 
 def _columns(kernel: Kernel) -> Iterable[Finding]:
-    known = []
+    held: list[Statement] = []
+    """Allocs of the current straight-line block not yet followed by a dealloc."""
+    peak = total = 0
+    counted = True
     for statement in kernel.statements:
         if statement.op not in ("alloc", "dealloc"):
             continue
         count = statement.columns
         if count is None:
+            counted = False
             yield Finding(statement.line, "note", "alloc-columns",
                           f"tcgen05.{statement.op} takes nCols from a register: not checked")  # fmt: skip
             continue
         if count < 32 or count > TMEM_COLUMNS or count & (count - 1):
+            counted = False
             yield Finding(
                 statement.line, "error", "alloc-columns",
                 f"tcgen05.{statement.op} of {count} columns: nCols must be a power of 2 from 32 to 512",
             )  # fmt: skip
-        elif statement.op == "alloc":
-            known.append(count)
+            continue
+        if statement.op == "dealloc":
+            held, total = [], max(0, total - count)
+            continue
+        held = [s for s in held if s.block == statement.block]
+        if held and sum(s.columns or 0 for s in held) + count > TMEM_COLUMNS:
+            yield Finding(
+                statement.line, "error", "alloc-columns",
+                f"tcgen05.alloc of {count} columns while the allocs on line(s) "
+                f"{', '.join(str(s.line) for s in held)} still hold {sum(s.columns or 0 for s in held)}: "
+                f"more than the SM's {TMEM_COLUMNS}, so this alloc waits forever for its own CTA",
+            )  # fmt: skip
+        held.append(statement)
+        total += count
+        peak = max(peak, total)
     allocs = [s for s in kernel.statements if s.op == "alloc"]
-    if known and len(known) == len(allocs):
-        total = sum(known)
-        fit = TMEM_COLUMNS // total if total <= TMEM_COLUMNS else 0
+    if allocs and counted and peak:
+        fit = TMEM_COLUMNS // peak if peak <= TMEM_COLUMNS else 0
         yield Finding(
             allocs[0].line, "note", "alloc-columns",
-            f"{short(kernel.name)} allocates {total} of the SM's {TMEM_COLUMNS} Tensor Memory columns "
+            f"{short(kernel.name)} holds up to {peak} of the SM's {TMEM_COLUMNS} Tensor Memory columns "
             f"per CTA: {fit} such CTA{'s' if fit != 1 else ''} can hold Tensor Memory on one SM at once; "
             "more wait in tcgen05.alloc",
         )  # fmt: skip
