@@ -23,13 +23,17 @@ ALLOWED = {
     ("explain", "mma"),
     ("explain", "shift"),
     ("explain", "datapath"),
+    ("check", "explain"),
 }
 """Family -> family imports allowed: a tile is many ld instructions, each placed by the ldst mapper
 itself (never a copy of it), so ``tile`` builds on ``ldst``; and its D sits where the tcgen05.mma
 data-path layout (A-G) puts it, so ``tile`` builds on ``datapath``; nothing depends on ``tile``. Scale
 factors reach TMEM by tcgen05.cp, each copy placed by the cp mapper itself, so ``scales`` builds on ``cp``.
 ``explain`` reads whole kernels and answers each instruction with its own family's code (ld/st, cp,
-mma's descriptor, shift, the data-path letter), never a copy; nothing depends on ``explain``."""
+mma's descriptor, shift, the data-path letter), never a copy. ``check`` lints whole kernels from what
+``explain`` reads and proves (its records, the allocation tracker, the regions each access touches, the
+shared reader's hazards), so ``check`` builds on ``explain``; the TMEM map is explain's figure, which
+``check -o`` draws too. Nothing depends on ``check``."""
 PRESENTATION = ("typer", "rich", "matplotlib")
 MAX_LINES = 400
 

@@ -18,12 +18,13 @@ __version__ = "0.2.0"
 
 API = (
     *("layout", "pack", "cp", "decompress", "smem", "desc", "tile", "shift", "scales", "datapath"),
-    *("idesc", "explain"),
+    *("idesc", "explain", "check"),
 )
 """The functions of :mod:`tmemviz.api`, one per command that shows something."""
 
 if TYPE_CHECKING:
     from tmemviz.api import (
+        check,
         cp,
         datapath,
         decompress,
@@ -45,6 +46,7 @@ __all__ = [
     "Record",
     "TmemvizError",
     "__version__",
+    "check",
     "cp",
     "datapath",
     "decompress",

@@ -337,6 +337,16 @@ def explain(
     )
 
 
+def check(
+    files: Sequence[PathLike] = (), text: Optional[str] = None, layouts: Optional[Sequence[PathLike]] = None
+) -> Document:
+    """TMEM findings of whole PTX modules (``tmemviz check``): ``.cells`` are the files, each with its
+    ``findings``; ``save("map.png")`` draws the kernels' TMEM map. ``-`` is stdin, ``text`` PTX itself."""
+    from tmemviz.families.check.document import check_files
+
+    return check_files(files, text, catalog(layouts))
+
+
 def datapath(
     letter: Optional[str] = None,
     n: Optional[int] = None,

@@ -45,6 +45,7 @@ COMMANDS: dict[str, str] = {
     "desc": "tmemviz.cli.smem",
     "idesc": "tmemviz.cli.mma",
     "explain": "tmemviz.cli.explain",
+    "check": "tmemviz.cli.check",
     "ptx": "tmemviz.cli.code",
     "tile": "tmemviz.cli.tile",
     "datapath": "tmemviz.cli.datapath",

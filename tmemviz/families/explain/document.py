@@ -1,4 +1,4 @@
-"""Explained PTX modules as one :class:`~tmemviz.draw.document.Document`: JSON, a table, no figure."""
+"""Explained PTX modules as one :class:`~tmemviz.draw.document.Document`: JSON, a table, the TMEM map."""
 
 from __future__ import annotations
 
@@ -11,8 +11,18 @@ from tmemviz.families.explain.scan import Module
 NOTES = (
     "ld/st lanes and columns are relative to the base register of the address, its immediate applied "
     "(imm >> 16 lanes, imm & 0xFFFF columns)",
-    "a tcgen05.mma idesc is decoded when a constant mov into its register precedes it in the function",
+    "a tcgen05.mma idesc is decoded when the function builds its register from constants (mov, selp, or, "
+    "and, shl, shr, add, cvt, prmt); a choice of constants decodes to the fields they share",
+    "a tcgen05.ld counts as complete once every destination register has been read (or after "
+    "tcgen05.wait::ld): the PTX ISA names only the wait; ptxas emits no instruction of its own for it, the "
+    "registers' scoreboard is the wait",
 )
+
+
+def _map(modules: Sequence[Module], detail: str):  # type: ignore[no-untyped-def]
+    from tmemviz.families.explain.figures import explain_map
+
+    return explain_map(modules, detail)
 
 
 def explain_document(modules: Sequence[Module]) -> Document:
@@ -45,6 +55,7 @@ def explain_document(modules: Sequence[Module]) -> Document:
         nested="instructions",
         csv=csv,
         views={"instructions": table},
+        figure=lambda detail: _map(modules, detail),
         notes=NOTES,
         subject=modules,
     )

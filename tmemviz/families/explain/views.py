@@ -79,7 +79,6 @@ def describe(record: dict[str, Any]) -> str:
             f" -> lane {c['lane']} col {c['col']}"
             for c in first
         )
-        text += (
-            f"\nthread 0: {spots}{' ...' if len(first) < sum(1 for c in cells if c['thread'] == 0) else ''}"
-        )
+        total = record.get("thread0_cells", sum(1 for c in cells if c["thread"] == 0))
+        text += f"\nthread 0: {spots}{' ...' if len(first) < total else ''}"
     return text

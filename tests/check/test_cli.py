@@ -1,0 +1,149 @@
+"""tmemviz check at the command line: formats, exit statuses 0/1/2, SARIF 2.1.0, and the TMEM map."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_run import bad, run
+
+import tmemviz
+from tmemviz.families.check.rules import RULES
+
+KERNELS = Path(__file__).parents[1] / "kernels"
+CLEAN = KERNELS / "check_triton_mma_n128.ptx"
+FIGURES = sorted(p.name for p in KERNELS.glob("*.ptx"))
+
+
+def broken(tmp_path: Path) -> Path:
+    path = tmp_path / "bad.ptx"
+    path.write_text(CLEAN.read_text().replace(".target sm_100a", ".target sm_120a"))
+    return path
+
+
+def test_exit_statuses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "check", str(CLEAN))
+    assert (code, err) == (0, "") and "no findings" not in out and "note" in out
+    code, out, err = run(capsys, "check", str(broken(tmp_path)), str(CLEAN))
+    assert code == 1 and "target" in out and err == ""
+    line = bad(capsys, "check", str(tmp_path / "missing.ptx"))
+    assert "missing.ptx" in line
+    (tmp_path / "bin.ptx").write_bytes(b"\x00\xff\xfe")
+    bad(capsys, "check", str(tmp_path / "bin.ptx"))
+
+
+def test_json_is_files_with_findings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check", str(broken(tmp_path)), "--format", "json")
+    doc = json.loads(out)
+    assert code == 1 and list(doc) == ["files"]
+    (f,) = doc["files"]
+    assert f["path"].endswith("bad.ptx")
+    assert all(set(x) == {"line", "severity", "rule", "message"} for x in f["findings"])
+    assert {x["rule"] for x in f["findings"] if x["severity"] == "error"} == {"target"}
+
+
+def sarif_schema() -> dict:
+    """The parts of the SARIF 2.1.0 schema (OASIS, sarif-schema-2.1.0.json) a code-scanning upload needs:
+    required properties, types and enums, written out here (no schema file is fetched or shipped)."""
+    text = {"type": "object", "required": ["text"], "properties": {"text": {"type": "string"}}}
+    return {
+        "type": "object",
+        "required": ["version", "runs"],
+        "properties": {
+            "version": {"enum": ["2.1.0"]},
+            "$schema": {"type": "string"},
+            "runs": {"type": "array", "items": {
+                "type": "object",
+                "required": ["tool"],
+                "properties": {
+                    "tool": {"type": "object", "required": ["driver"], "properties": {"driver": {
+                        "type": "object", "required": ["name"],
+                        "properties": {"name": {"type": "string"}, "version": {"type": "string"},
+                                       "rules": {"type": "array", "items": {
+                                           "type": "object", "required": ["id"],
+                                           "properties": {"id": {"type": "string"}, "shortDescription": text,
+                                                          "fullDescription": text, "help": text}}}}}}},
+                    "results": {"type": "array", "items": {
+                        "type": "object", "required": ["message"],
+                        "properties": {
+                            "ruleId": {"type": "string"},
+                            "ruleIndex": {"type": "integer", "minimum": -1},
+                            "level": {"enum": ["none", "note", "warning", "error"]},
+                            "message": text,
+                            "locations": {"type": "array", "items": {"type": "object", "properties": {
+                                "physicalLocation": {"type": "object", "properties": {
+                                    "artifactLocation": {"type": "object", "properties": {
+                                        "uri": {"type": "string", "format": "uri-reference"}}},
+                                    "region": {"type": "object", "properties": {
+                                        "startLine": {"type": "integer", "minimum": 1}}}}}}}},
+                        }}},
+                },
+            }},
+        },
+    }  # fmt: skip
+
+
+def test_sarif(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    code, out, _ = run(capsys, "check", str(broken(tmp_path)), str(CLEAN), "--format", "sarif")
+    log = json.loads(out)
+    jsonschema.validate(log, sarif_schema())
+    (sarif_run,) = log["runs"]
+    driver = sarif_run["tool"]["driver"]
+    assert code == 1 and driver["name"] == "tmemviz"
+    assert [r["id"] for r in driver["rules"]] == [r.id for r in RULES]
+    findings = [f for x in tmemviz.check([broken(tmp_path), CLEAN]).subject for f in x.findings]
+    assert len(sarif_run["results"]) == len(findings)
+    for result, finding in zip(sarif_run["results"], findings, strict=True):
+        assert result["ruleId"] == finding.rule == driver["rules"][result["ruleIndex"]]["id"]
+        assert result["level"] == finding.severity
+        assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == finding.line
+    out_file = tmp_path / "out.sarif"
+    code, _, _ = run(capsys, "check", str(CLEAN), "-o", str(out_file))
+    assert code == 0 and json.loads(out_file.read_text())["runs"][0]["results"]
+    bad(capsys, "check", str(CLEAN), "-f", "json", "-o", str(tmp_path / "x.sarif"))
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_the_map_draws_within_the_figure_budgets(name: str, tmp_path: Path) -> None:
+    doc = tmemviz.check(KERNELS / name)
+    png, html = doc.save(tmp_path / "map.png"), doc.save(tmp_path / "map.html")
+    assert png.stat().st_size <= 1 << 20 and html.stat().st_size <= 2 << 20
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and b"<html" in html.read_bytes()[:200].lower()
+
+
+def test_the_map_marks_outside_in_the_error_colour() -> None:
+    from tmemviz.families.explain.figures import ERROR, PALETTE
+
+    text = CLEAN.read_text().replace("shared::cta.b32 [%r4], 128;", "shared::cta.b32 [%r4], 64;")
+    spec = tmemviz.check(text=text).figure("auto")
+    (panel,) = spec.panels
+    (field,) = panel.fields
+    assert field.cols == 128 and PALETTE[ERROR] == "#e31a1c"
+    assert field.colors[64] == ERROR and field.colors[63] != ERROR
+    assert "outside" in field.tooltip_of(100)
+
+
+def test_explain_draws_the_same_map(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import io
+
+    out = tmp_path / "map.svg"
+    code, _, err = run(capsys, "explain", str(CLEAN), "-o", str(out))
+    assert (code, err) == (0, "") and out.read_bytes().startswith(b"<?xml")
+    spec = tmemviz.explain(CLEAN).figure("auto")
+    assert spec.panels == tmemviz.check(CLEAN).figure("auto").panels
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(CLEAN.read_bytes())))
+    line = bad(capsys, "explain", "-", "-o", str(tmp_path / "stdin.png"))
+    assert "tmemviz check" in line and not (tmp_path / "stdin.png").exists()
+
+
+def test_check_reads_standard_input_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(CLEAN.read_bytes())))
+    out = tmp_path / "map.html"
+    code, _, err = run(capsys, "check", "-", "-o", str(out))
+    assert (code, err) == (0, "") and out.stat().st_size > 0

@@ -1,0 +1,93 @@
+"""tmemviz check on real kernels from three compilers: silent on each as built, and each seeded bug class
+found, by its rule id, in at least 90% of the kernels it can be seeded into (tests/kernels/README.md
+says how each kernel was made)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from check import mutations as mut
+
+import tmemviz
+
+KERNELS = Path(__file__).parents[1] / "kernels"
+NOT_CORRECT = {
+    "mma_forms.ptx": "one line per MMA form, no kernel",
+    "cutlass_atoms.ptx": "a catalogue of CUTLASS atoms, never run: its block-scaled MMA writes D at +256 "
+    "with N=256, columns 256..511 of a 256-column alloc (test_a_real_outside_allocation_is_found)",
+}
+CORRECT = sorted(p.name for p in KERNELS.glob("*.ptx") if p.name not in NOT_CORRECT)
+"""Every kernel of the shared corpus that a compiler built as a working kernel."""
+
+USED = {
+    "triton_mma_epilogue.ptx": {0: 31},
+    "triton_st_16x64b.ptx": {0: 15},
+    "triton_ld_red_sm103a.ptx": {0: 15},
+    "triton_mma_scaled.ptx": {0: 39},
+    "nvcc_inline_asm.ptx": {0: 231},
+    "check_triton_mma_n128.ptx": {0: 127},
+    "check_triton_two_buffers.ptx": {0: 127},
+    "check_cutlass_tmem.ptx": {0: 127, 1: 79},
+    "check_cute_dsl_gemm.ptx": {0: 63},
+    "check_cute_dsl_gemm_2cta.ptx": {0: 127},
+    "cute_dsl_gemm.ptx": {0: 127},
+    "cute_dsl_fmha.ptx": {0: 511},
+}
+"""The last TMEM column each alloc's kernel uses, from the kernel as written (accumulator N, copies)."""
+
+CLASSES: dict[str, tuple[str, Callable[[str, str], str | None]]] = {
+    "shrink the alloc": ("outside-allocation", lambda name, text: mut.shrink_alloc(USED.get(name, {}))(text)),
+    "nCols not a power of 2": ("alloc-columns", lambda name, text: mut.odd_alloc(text)),
+    "delete the dealloc": ("never-freed", lambda name, text: mut.delete_dealloc(text)),
+    "move the dealloc before the last use": ("use-after-dealloc", lambda name, text: mut.move_dealloc(text)),
+    "halve the dealloc's columns": ("dealloc-mismatch", lambda name, text: mut.halve_dealloc(text)),
+    "sm_100a -> sm_120a": ("target", lambda name, text: mut.consumer_target(text)),
+    "change one .cta_group": ("cta-group-mixed", lambda name, text: mut.flip_cta_group(text)),
+    "store before the load's registers are read": ("wait-ld", lambda name, text: mut.store_before_read(text)),
+}
+
+
+def failing(text: str, name: str = "<text>") -> list[tuple[str, str, int]]:
+    (checked,) = tmemviz.check(text=text).subject
+    return [(f.rule, f.severity, f.line) for f in checked.findings if f.severity in ("error", "warning")]
+
+
+@pytest.mark.parametrize("name", CORRECT)
+def test_nothing_fires_on_correct_kernels(name: str) -> None:
+    assert failing((KERNELS / name).read_text()) == []
+
+
+@pytest.mark.parametrize("bug", sorted(CLASSES))
+def test_each_seeded_bug_is_found_by_its_rule(bug: str) -> None:
+    rule, seed = CLASSES[bug]
+    seeded, found, missed = 0, 0, []
+    for name in CORRECT:
+        text = (KERNELS / name).read_text()
+        mutated = seed(name, text)
+        if mutated is None:
+            continue
+        assert mutated != text
+        seeded += 1
+        if any(r == rule for r, _, _ in failing(mutated)):
+            found += 1
+        else:
+            missed.append(name)
+    assert seeded >= 3, f"{bug}: seeded into only {seeded} kernels"
+    assert found >= 0.9 * seeded, f"{bug}: {rule} found {found}/{seeded}; missed in {missed}"
+
+
+def test_a_seeded_bug_is_not_reported_as_another() -> None:
+    """The seeded kernel's errors and warnings are all of the seeded rule (or its consequences)."""
+    text = (KERNELS / "check_triton_mma_n128.ptx").read_text()
+    rules = {r for r, _, _ in failing(mut.consumer_target(text) or "")}
+    assert rules == {"target"}
+    rules = {r for r, _, _ in failing(mut.delete_dealloc(text) or "")}
+    assert rules == {"never-freed"}
+
+
+def test_a_real_outside_allocation_is_found() -> None:
+    """The atoms catalogue allocates 256 columns and points a 128x256 block-scaled MMA at +256."""
+    found = failing((KERNELS / "cutlass_atoms.ptx").read_text())
+    assert found == [("outside-allocation", "error", 278)]

@@ -1,0 +1,69 @@
+"""Checked PTX modules as one :class:`~tmemviz.draw.document.Document`: findings as JSON, CSV and a
+table, and the kernels' TMEM map (the explain family's figure) as PNG, SVG or HTML."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tmemviz.draw.document import Document
+from tmemviz.families.check.findings import failing
+from tmemviz.families.check.source import Checked
+
+NOTES = (
+    "a finding rests only on what the PTX proves: an address the analysis cannot follow (a register "
+    "defined twice, a base it did not see allocated) or an nCols in a register is not judged",
+)
+
+
+def check_document(checked: Sequence[Checked]) -> Document:
+    files = [c.record() for c in checked]
+    count = sum(len(f["findings"]) for f in files)
+
+    def csv():
+        header = ("path", "line", "severity", "rule", "message")
+        rows = (
+            (f["path"], x["line"], x["severity"], x["rule"], x["message"])
+            for f in files
+            for x in f["findings"]
+        )
+        return header, rows
+
+    def table(width: int):
+        from tmemviz.families.check.views import findings_view
+
+        return findings_view(files)
+
+    def figure(detail: str):
+        from tmemviz.families.explain.figures import map_spec
+
+        return map_spec([(c.path, c.kernels, c.regions) for c in checked], detail)
+
+    return Document(
+        kind="check",
+        title=f"{count} finding(s) in {len(files)} file(s)",
+        header={},
+        lists=lambda: (("files", files),),
+        main="files",
+        nested="findings",
+        csv=csv,
+        views={"findings": table},
+        figure=figure,
+        notes=NOTES,
+        subject=checked,
+    )
+
+
+def check_files(files: Any, text: str | None, catalog: Any) -> Document:
+    """Check ``files`` (one path, or several; ``-`` is stdin) and ``text``, as one document."""
+    import os
+
+    from tmemviz.families.check.source import check_sources
+
+    paths = [files] if isinstance(files, (str, os.PathLike)) else list(files)
+    return check_document(check_sources(paths, text, catalog))
+
+
+def status(checked: Sequence[Checked]) -> int:
+    """The exit status: 1 when any file has an error or a warning, else 0."""
+    return 1 if any(failing(c.findings) for c in checked) else 0

@@ -1,0 +1,74 @@
+"""The rules ``tmemviz check`` applies, by stable id: what each finds, and why it is a bug.
+
+Ids never change meaning (SARIF ``ruleId``, suppressions and scripts rely on them); a new check gets a
+new id. Each rule names the PTX ISA section (or public report) its claim rests on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SEVERITIES = ("error", "warning", "note")
+"""Most to least severe; ``error`` and ``warning`` make ``tmemviz check`` exit 1."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    title: str
+    """One line: what the rule finds."""
+    why: str
+    """Why it is a bug, with the source."""
+
+
+RULES = (
+    Rule(
+        "alloc-columns",
+        "tcgen05.alloc/dealloc nCols must be a power of 2 from 32 to 512; notes the per-SM column budget",
+        "PTX ISA, tcgen05.alloc: nCols is a power of 2, at least 32, at most 512; each SM has 512 columns "
+        "of Tensor Memory, so CTAs allocating more than 512 together wait for each other.",
+    ),
+    Rule(
+        "outside-allocation",
+        "a tcgen05 ld/st/cp/mma/shift touches lanes or columns past what its alloc allocated",
+        "PTX 9.7.16.2: an access outside the allocation is undefined; with ptxas's TMEM access checks it "
+        "traps and poisons the CUDA context.",
+    ),
+    Rule(
+        "never-freed",
+        "a kernel allocates Tensor Memory and never frees it",
+        "PTX ISA, tcgen05.alloc: Tensor Memory allocated by a CTA must be freed with tcgen05.dealloc before "
+        "the kernel exits; otherwise later CTAs on the SM wait for columns that never come back.",
+    ),
+    Rule(
+        "dealloc-mismatch",
+        "tcgen05.dealloc frees another number of columns than its alloc allocated",
+        "PTX ISA, tcgen05.dealloc: it frees the allocation at taddr of nCols columns; freeing fewer leaks "
+        "the rest, freeing more frees columns this CTA does not own.",
+    ),
+    Rule(
+        "use-after-dealloc",
+        "a tcgen05 access follows the dealloc of its allocation on the same straight-line path",
+        "PTX ISA, tcgen05.dealloc: after it, the columns may belong to another CTA.",
+    ),
+    Rule(
+        "cta-group-mixed",
+        "tcgen05 instructions of one kernel use both .cta_group::1 and .cta_group::2",
+        "PTX 9.7.16.9.3: all tcgen05 instructions within a kernel must specify the same .cta_group "
+        "(CUDA 13 enforces it).",
+    ),
+    Rule(
+        "target",
+        "tcgen05 under a .target without Tensor Memory, ld.red outside its targets; notes where it runs",
+        "PTX ISA target notes: tcgen05 needs sm_100a/sm_100f, sm_103a/sm_103f, sm_110a/sm_110f (sm_101a "
+        "before PTX 9.0); consumer Blackwell (sm_120/121) and Hopper have none.",
+    ),
+    Rule(
+        "wait-ld",
+        "Tensor Memory written, freed or released to other threads while a tcgen05.ld may still be reading",
+        "PTX 9.7.16.6: a tcgen05.ld is complete only after tcgen05.wait::ld; the explain scanner's rule.",
+    ),
+)
+"""Every rule, in the order the documentation lists them."""
+
+BY_ID = {rule.id: rule for rule in RULES}

@@ -1,0 +1,54 @@
+"""Where checked PTX comes from: each file read once (``-`` is stdin), or a string, by the explain scanner
+and the allocation tracker in step (:func:`tmemviz.families.explain.allocation.analyse`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tmemviz.catalog import Catalog
+from tmemviz.errors import TmemvizError
+from tmemviz.families.check.findings import Finding
+
+
+@dataclass
+class Checked:
+    """One checked file: its findings, and what the TMEM map draws."""
+
+    path: str
+    findings: list[Finding]
+    kernels: list[Any] = field(default_factory=list)
+    """The tracker's kernels (allocs, statements)."""
+    regions: dict[str, list[Any]] = field(default_factory=dict)
+    """Kernel name -> its placed regions."""
+
+    def record(self) -> dict[str, Any]:
+        return {"path": self.path, "findings": [f.record() for f in self.findings]}
+
+
+def check_file(path: str, lines: Any, catalog: Catalog) -> Checked:
+    from tmemviz.families.check.analysis import check_module
+    from tmemviz.families.explain.allocation import analyse
+    from tmemviz.families.explain.ops import Explainer
+
+    explainer = Explainer(catalog)
+    explainer.lazy_cells = True  # cells are not written: each ld/st's extent comes from its layout
+    module, tracker = analyse(path, lines, explainer, explainer.footprint)
+    findings, regions = check_module(module, tracker.kernels, tracker.hazards, catalog)
+    return Checked(path, findings, tracker.kernels, regions)
+
+
+def check_sources(
+    files: Sequence[str | os.PathLike[str]], text: str | None, catalog: Catalog
+) -> list[Checked]:
+    """Check each file (then ``text``, named ``<text>``); an unreadable file stops the run."""
+    from tmemviz.files import text_lines
+
+    if not files and text is None:
+        raise TmemvizError("give one or more PTX files (or - for standard input)")
+    out = [check_file(os.fspath(p), text_lines(p), catalog) for p in files]
+    if text is not None:
+        out.append(check_file("<text>", text.splitlines(), catalog))
+    return out
