@@ -12,15 +12,18 @@ size and modification time, so a one-shot query need not import PyYAML. Users'
 own files are always parsed afresh. A cache that cannot be read or written is
 simply not used.
 
-Writing: a temp file beside the target, then a rename, so readers never see a
-half-written file.
+Writing (:func:`write_atomic`): a regular file is replaced through a temp file and a
+rename, so readers never see a half-written file; special files are written in place,
+symbolic links followed, hard links and permissions kept.
 """
 
 from __future__ import annotations
 
 import marshal
 import os
+import stat
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -131,10 +134,27 @@ def _cache() -> _DocumentCache:
 
 def yaml_files(directory: Path, *, builtin: bool) -> list[Path]:
     """The ``*.yaml`` / ``*.yml`` files directly inside ``directory``, sorted by name."""
-    if not directory.is_dir():
-        what = "the shipped layouts directory" if builtin else "layouts directory"
-        raise TmemvizError(f"{what} '{directory}' does not exist or is not a directory")
-    return sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+    what = "the shipped layouts directory" if builtin else "layouts directory"
+    if not is_directory(directory):
+        raise TmemvizError(f"{what} '{_short(directory)}' does not exist or is not a directory")
+    try:
+        return sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+    except OSError as exc:
+        raise TmemvizError(f"cannot read the {what} '{_short(directory)}': {exc.strerror or exc}") from None
+
+
+def is_directory(path: Path) -> bool:
+    """Whether ``path`` is a directory; a name the OS refuses (too long, a loop) is not one."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
+def _short(path: Path) -> str:
+    """A path as an error names it: at most 100 characters, so a sentence stays one line."""
+    text = str(path)
+    return text if len(text) <= 100 else f"{text[:48]}...{text[-48:]}"
 
 
 def check_fields(
@@ -185,44 +205,111 @@ def describe(value: Any) -> str:
     return f"{type(value).__name__} {str(value)[:40]}"
 
 
-def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
-    """Replace ``path`` with ``data`` so readers never see a half-written file.
+def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` as ``-o`` promises: all or nothing, and never damaging the file system.
 
-    On any failure the temp file is removed and the target is left as it was.
-    ``durable`` also survives a power cut: the data reach the disk (fsync)
-    before the rename, and the directory entry after it, so the name never
-    points at an empty file. Derived caches skip that cost.
+    - A regular file is replaced atomically (a temp file in the same directory, then a
+      rename), so readers never see a half-written file; on any failure the temp file is
+      removed and the old file is left as it was. The old file's permission bits (and,
+      where allowed, its owner) are kept; a new file gets ``0666 & ~umask`` as ``open``
+      would give it.
+    - A symbolic link is followed: its target is written (atomically, in the target's own
+      directory) and the link stays a link.
+    - A file with more than one hard link is written in place, keeping every link: a
+      rename would split the links, leaving the other names pointing at the old data.
+      The bytes are all computed before the file is opened, so the window in which a
+      reader may see a short file is one ``write`` call.
+    - A special file (a FIFO, a terminal, ``/dev/null``, ``/dev/stdout``, anything under
+      ``/dev`` or ``/proc``) is written in place: renaming over it would replace a device
+      with a regular file.
+    - A path ending in ``/`` or naming a directory is refused with one sentence.
+
+    ``durable`` also survives a power cut: the data reach the disk (fsync) before the
+    rename, and the directory entry after it. Derived caches skip that cost.
     """
-    directory = path.parent if str(path.parent) else Path(".")
+    name = os.fspath(path)
+    if name.endswith(("/", os.sep)) or (os.altsep and name.endswith(os.altsep)):
+        raise TmemvizError(f"cannot write {name}: a path ending in '/' names a directory; give a file name")
     try:
-        if path.is_dir():
-            raise TmemvizError(f"cannot write {path}: it is a directory")
-        # A short temp name: the target's own name may already be at the 255-byte limit.
-        import tempfile
+        info: os.stat_result | None = os.stat(name)  # follows symbolic links
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise TmemvizError(f"cannot write {name}: {exc.strerror or exc}") from None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise TmemvizError(f"cannot write {name}: it is a directory; give a file name")
+    if _in_place(name, info):
+        _write_in_place(name, data, durable=durable)
+        return
+    target = Path(os.path.realpath(name)) if os.path.islink(name) else Path(name)
+    _replace(name, target, data, info, durable=durable)
 
+
+def _in_place(name: str, info: os.stat_result | None) -> bool:
+    """Special files, system paths and hard-linked files are written where they are (see write_atomic)."""
+    if info is None:
+        return False
+    if not stat.S_ISREG(info.st_mode):
+        return True
+    system = os.path.abspath(name).startswith(("/dev/", "/proc/"))
+    return system or info.st_nlink > 1
+
+
+def _write_in_place(name: str, data: bytes, *, durable: bool) -> None:
+    try:
+        with open(name, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            if durable and stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                os.fsync(handle.fileno())
+    except OSError as exc:
+        raise TmemvizError(f"cannot write {name}: {exc.strerror or exc}") from None
+
+
+def _replace(name: str, target: Path, data: bytes, info: os.stat_result | None, *, durable: bool) -> None:
+    """Write a temp file beside ``target`` and rename it over ``target``."""
+    import tempfile
+
+    directory = target.parent if str(target.parent) else Path(".")
+    try:
+        # A short temp name: the target's own name may already be at the 255-byte limit.
         fd, tmp = tempfile.mkstemp(prefix=".tmemviz-", suffix=".tmp", dir=directory)
     except OSError as exc:
-        raise TmemvizError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise TmemvizError(f"cannot write {name}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
+        if info is not None:
+            _keep_owner(tmp, info)
+            os.chmod(tmp, stat.S_IMODE(info.st_mode))
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
     except BaseException as exc:
         import contextlib
 
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError):
-            raise TmemvizError(f"cannot write {path}: {exc.strerror or exc}") from None
+            raise TmemvizError(f"cannot write {name}: {exc.strerror or exc}") from None
         raise
     if durable:
         _sync_directory(directory)
+
+
+def _keep_owner(tmp: str, info: os.stat_result) -> None:
+    """Give the new file the old one's owner and group where allowed (root, or one's own group)."""
+    if not hasattr(os, "chown"):
+        return
+    try:
+        os.chown(tmp, info.st_uid, info.st_gid)
+    except OSError:
+        pass  # not allowed: the file becomes the writer's, as any editor's save would make it
 
 
 def _sync_directory(directory: Path) -> None:
@@ -239,33 +326,64 @@ def _sync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def text_lines(path: str | os.PathLike[str]) -> Any:
-    """The lines of a text file (``-`` is stdin), streamed; a binary or non-UTF-8 file is one error.
+MAX_LINE_BYTES = 1 << 22
+"""The longest input line read (4 MiB): far above any compiler's PTX line (a large
+``.global`` initializer is a few hundred KiB), and a bound on the memory an endless line
+(``/dev/zero``, a binary without newlines) can take."""
 
-    Files of any size are read line by line, never whole.
+
+def text_lines(
+    path: str | os.PathLike[str], what: str = "PTX text", limit: int = MAX_LINE_BYTES
+) -> Iterator[str]:
+    """The lines of a text file (``-`` is stdin), streamed; binary, non-UTF-8 or endless input is one error.
+
+    Files of any size are read line by line, never whole, and each line at most
+    ``limit`` bytes at a time: a longer line is refused when the limit is reached, so
+    memory stays flat whatever the input. Each line is decoded on its own, so an error
+    names the line that holds the bad byte. ``\r\n`` endings read as ``\n``. Standard
+    input is not closed, so reading ``-`` twice reads it once (the second time finds
+    its end).
     """
-    import io
-
     name = os.fspath(path)
     if name == "-":
-        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="strict", newline=None)
+        stream: Any = sys.stdin.buffer
         label = "standard input"
     else:
         try:
-            stream = open(name, encoding="utf-8", errors="strict", newline=None)  # noqa: SIM115
+            stream = open(name, "rb")  # noqa: SIM115
         except OSError as exc:
             raise TmemvizError(f"cannot read {name}: {exc.strerror or exc}") from None
         label = name
     number = 0
     try:
-        with stream:
-            for number, line in enumerate(stream, 1):
-                if "\0" in line:
-                    raise TmemvizError(
-                        f"{label} is not a text file (a NUL byte on line {number}); give PTX text"
-                    )
-                yield line
-    except UnicodeDecodeError:
-        raise TmemvizError(f"{label} is not UTF-8 text (after line {number}); give PTX text") from None
+        while True:
+            raw = stream.readline(limit + 1)
+            if not raw:
+                return
+            number += 1
+            if b"\0" in raw:
+                raise TmemvizError(f"{label} is not a text file (a NUL byte on line {number}); give {what}")
+            if len(raw) > limit:
+                raise TmemvizError(
+                    f"{label}: line {number} is longer than {_size(limit)}B, the longest line read; give {what}"
+                )
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise TmemvizError(f"{label} is not UTF-8 text (line {number}); give {what}") from None
+            yield line[:-2] + "\n" if line.endswith("\r\n") else line
     except IsADirectoryError:
-        raise TmemvizError(f"{label} is a directory; give a PTX file") from None
+        raise TmemvizError(f"{label} is a directory; give a file of {what}") from None
+    except OSError as exc:
+        raise TmemvizError(f"cannot read {label}: {exc.strerror or exc}") from None
+    finally:
+        if name != "-":
+            stream.close()
+
+
+def _size(count: int) -> str:
+    """``4194304`` -> ``'4 Mi'`` (to which a unit is added); other counts as digits."""
+    for unit, shift in (("Mi", 20), ("Ki", 10)):
+        if count >= 1 << shift and count % (1 << shift) == 0:
+            return f"{count >> shift} {unit}"
+    return str(count)

@@ -146,6 +146,13 @@ def main(argv: Optional[list[str]] = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except KeyboardInterrupt:
+        # Ctrl-C: the user knows why; exit as a shell reports SIGINT (128 + 2), without a trace.
+        return INTERRUPTED
+
+
+INTERRUPTED = 130
+"""The exit status after Ctrl-C: 128 + SIGINT, what shells report for an interrupted program."""
 
 
 def _typer_main(args: list[str]) -> int:
@@ -161,8 +168,7 @@ def _typer_main(args: list[str]) -> int:
         sys.stderr.write(f"tmemviz: {exc.format_message()}\n")
         return 2
     except typer.Abort:
-        sys.stderr.write("tmemviz: aborted\n")
-        return 130
+        return INTERRUPTED  # Click's name for Ctrl-C while it parses: as quiet as main's
     return result if isinstance(result, int) else 0
 
 

@@ -121,10 +121,9 @@ class Document:
         """Write what ``-o path`` writes (the format from the suffix), atomically; returns the path."""
         from tmemviz.files import write_atomic
 
-        target = Path(path)
-        fmt = output_format(str(target), None, self)
-        write_atomic(target, render(self, fmt, view=view, detail=detail, dpi=dpi))
-        return target
+        fmt = output_format(str(path), None, self)
+        write_atomic(path, render(self, fmt, view=view, detail=detail, dpi=dpi))
+        return Path(path)
 
     def _repr_html_(self) -> str:
         """The interactive figure (offline, no network), so a bare expression in Jupyter shows it."""

@@ -131,9 +131,11 @@ def csv_rows(cells: tuple[Cell, ...]) -> list[tuple[Any, ...]]:
     return [(c.thread, c.reg, "" if c.half is None else c.half, c.lane, c.col) for c in cells]
 
 
-def which_record(ins: Instruction, owners: tuple[Owner, ...]) -> dict[str, Any]:
+def which_record(ins: Instruction, lane: int, col: int, owners: tuple[Owner, ...]) -> dict[str, Any]:
+    """The answer to ``which`` with its question (lane, col) first, as where_record echoes thread, reg."""
     first = owners[0]
-    record: dict[str, Any] = {"thread": first.thread, "reg": first.reg, "half": first.half}
+    record: dict[str, Any] = {"lane": lane, "col": col, "thread": first.thread, "reg": first.reg}
+    record["half"] = first.half
     if ins.taddr is not None:
         record["warp"] = ins.warp
     if len(owners) > 1:

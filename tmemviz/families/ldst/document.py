@@ -27,7 +27,7 @@ def layout_document(
 
         picked = parse_half(str(half)) if half is not None else None
         owners = layout.which(ins, lane, col, picked)
-        return Record(lane=lane, col=col, **answers.which_record(ins, owners))
+        return Record(answers.which_record(ins, lane, col, owners))
 
     def where(thread: int, reg: int) -> Record:
         return Record(answers.where_record(ins, thread, reg, layout.where(ins, thread, reg)))
