@@ -306,10 +306,11 @@ def _keep_owner(tmp: str, info: os.stat_result) -> None:
     """Give the new file the old one's owner and group where allowed (root, or one's own group)."""
     if not hasattr(os, "chown"):
         return
-    try:
+    import contextlib
+
+    # Where not allowed, the file becomes the writer's, as any editor's save would make it.
+    with contextlib.suppress(OSError):
         os.chown(tmp, info.st_uid, info.st_gid)
-    except OSError:
-        pass  # not allowed: the file becomes the writer's, as any editor's save would make it
 
 
 def _sync_directory(directory: Path) -> None:
@@ -365,7 +366,8 @@ def text_lines(
                 raise TmemvizError(f"{label} is not a text file (a NUL byte on line {number}); give {what}")
             if len(raw) > limit:
                 raise TmemvizError(
-                    f"{label}: line {number} is longer than {_size(limit)}B, the longest line read; give {what}"
+                    f"{label}: line {number} is longer than {_size(limit)}B, the longest line read; "
+                    f"give {what}"
                 )
             try:
                 line = raw.decode("utf-8")

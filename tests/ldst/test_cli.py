@@ -375,7 +375,13 @@ def test_which_json_without_and_with_taddr(capsys: pytest.CaptureFixture[str]) -
 
 def test_which_packed_half(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["which", "16x256b", "--num", "x2", "--pack", "--lane", "1", "--col", "5"]
-    assert json.loads(ok(capsys, *args, "-f", "json")) == {"lane": 1, "col": 5, "thread": 5, "reg": 0, "half": 1}
+    assert json.loads(ok(capsys, *args, "-f", "json")) == {
+        "lane": 1,
+        "col": 5,
+        "thread": 5,
+        "reg": 0,
+        "half": 1,
+    }
     assert ok(capsys, *args).strip().endswith("thread 5, register r0 bits 31:16")
 
 
