@@ -12,22 +12,23 @@ size and modification time, so a one-shot query need not import PyYAML. Users'
 own files are always parsed afresh. A cache that cannot be read or written is
 simply not used.
 
-Writing (:func:`write_atomic`): a regular file is replaced through a temp file and a
-rename, so readers never see a half-written file; special files are written in place,
-symbolic links followed, hard links and permissions kept.
+Writing is :func:`tmemviz.writing.write_atomic` (also importable from here): a regular
+file is replaced through a temp file and a rename, so readers never see a half-written
+file; special files are written in place, symbolic links followed, hard links and
+permissions kept.
 """
 
 from __future__ import annotations
 
 import marshal
 import os
-import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from tmemviz.errors import TmemvizError
+from tmemviz.writing import write_atomic as write_atomic  # re-exported: files in and out, one place
 
 MAX_FILE_BYTES = 1 << 20
 
@@ -136,11 +137,11 @@ def yaml_files(directory: Path, *, builtin: bool) -> list[Path]:
     """The ``*.yaml`` / ``*.yml`` files directly inside ``directory``, sorted by name."""
     what = "the shipped layouts directory" if builtin else "layouts directory"
     if not is_directory(directory):
-        raise TmemvizError(f"{what} '{_short(directory)}' does not exist or is not a directory")
+        raise TmemvizError(f"{what} '{directory}' does not exist or is not a directory")
     try:
         return sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
     except OSError as exc:
-        raise TmemvizError(f"cannot read the {what} '{_short(directory)}': {exc.strerror or exc}") from None
+        raise TmemvizError(f"cannot read the {what} '{directory}': {exc.strerror or exc}") from None
 
 
 def is_directory(path: Path) -> bool:
@@ -149,12 +150,6 @@ def is_directory(path: Path) -> bool:
         return path.is_dir()
     except OSError:
         return False
-
-
-def _short(path: Path) -> str:
-    """A path as an error names it: at most 100 characters, so a sentence stays one line."""
-    text = str(path)
-    return text if len(text) <= 100 else f"{text[:48]}...{text[-48:]}"
 
 
 def check_fields(
@@ -203,128 +198,6 @@ def describe(value: Any) -> str:
     if isinstance(value, str):
         return repr(value[:40] + ("..." if len(value) > 40 else ""))
     return f"{type(value).__name__} {str(value)[:40]}"
-
-
-def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> None:
-    """Write ``data`` to ``path`` as ``-o`` promises: all or nothing, and never damaging the file system.
-
-    - A regular file is replaced atomically (a temp file in the same directory, then a
-      rename), so readers never see a half-written file; on any failure the temp file is
-      removed and the old file is left as it was. The old file's permission bits (and,
-      where allowed, its owner) are kept; a new file gets ``0666 & ~umask`` as ``open``
-      would give it.
-    - A symbolic link is followed: its target is written (atomically, in the target's own
-      directory) and the link stays a link.
-    - A file with more than one hard link is written in place, keeping every link: a
-      rename would split the links, leaving the other names pointing at the old data.
-      The bytes are all computed before the file is opened, so the window in which a
-      reader may see a short file is one ``write`` call.
-    - A special file (a FIFO, a terminal, ``/dev/null``, ``/dev/stdout``, anything under
-      ``/dev`` or ``/proc``) is written in place: renaming over it would replace a device
-      with a regular file.
-    - A path ending in ``/`` or naming a directory is refused with one sentence.
-
-    ``durable`` also survives a power cut: the data reach the disk (fsync) before the
-    rename, and the directory entry after it. Derived caches skip that cost.
-    """
-    name = os.fspath(path)
-    if name.endswith(("/", os.sep)) or (os.altsep and name.endswith(os.altsep)):
-        raise TmemvizError(f"cannot write {name}: a path ending in '/' names a directory; give a file name")
-    try:
-        info: os.stat_result | None = os.stat(name)  # follows symbolic links
-    except FileNotFoundError:
-        info = None
-    except OSError as exc:
-        raise TmemvizError(f"cannot write {name}: {exc.strerror or exc}") from None
-    if info is not None and stat.S_ISDIR(info.st_mode):
-        raise TmemvizError(f"cannot write {name}: it is a directory; give a file name")
-    if _in_place(name, info):
-        _write_in_place(name, data, durable=durable)
-        return
-    target = Path(os.path.realpath(name)) if os.path.islink(name) else Path(name)
-    _replace(name, target, data, info, durable=durable)
-
-
-def _in_place(name: str, info: os.stat_result | None) -> bool:
-    """Special files, system paths and hard-linked files are written where they are (see write_atomic)."""
-    if info is None:
-        return False
-    if not stat.S_ISREG(info.st_mode):
-        return True
-    system = os.path.abspath(name).startswith(("/dev/", "/proc/"))
-    return system or info.st_nlink > 1
-
-
-def _write_in_place(name: str, data: bytes, *, durable: bool) -> None:
-    try:
-        with open(name, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            if durable and stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                os.fsync(handle.fileno())
-    except OSError as exc:
-        raise TmemvizError(f"cannot write {name}: {exc.strerror or exc}") from None
-
-
-def _replace(name: str, target: Path, data: bytes, info: os.stat_result | None, *, durable: bool) -> None:
-    """Write a temp file beside ``target`` and rename it over ``target``."""
-    import tempfile
-
-    directory = target.parent if str(target.parent) else Path(".")
-    try:
-        # A short temp name: the target's own name may already be at the 255-byte limit.
-        fd, tmp = tempfile.mkstemp(prefix=".tmemviz-", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise TmemvizError(f"cannot write {name}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
-        if info is not None:
-            _keep_owner(tmp, info)
-            os.chmod(tmp, stat.S_IMODE(info.st_mode))
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except BaseException as exc:
-        import contextlib
-
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise TmemvizError(f"cannot write {name}: {exc.strerror or exc}") from None
-        raise
-    if durable:
-        _sync_directory(directory)
-
-
-def _keep_owner(tmp: str, info: os.stat_result) -> None:
-    """Give the new file the old one's owner and group where allowed (root, or one's own group)."""
-    if not hasattr(os, "chown"):
-        return
-    import contextlib
-
-    # Where not allowed, the file becomes the writer's, as any editor's save would make it.
-    with contextlib.suppress(OSError):
-        os.chown(tmp, info.st_uid, info.st_gid)
-
-
-def _sync_directory(directory: Path) -> None:
-    """Make the rename itself durable; where the OS cannot open a directory, there is nothing to do."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some file systems (and Windows) refuse fsync on a directory
-    finally:
-        os.close(fd)
 
 
 MAX_LINE_BYTES = 1 << 22

@@ -139,7 +139,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             return result if isinstance(result, int) else 0
         return _typer_main(args)
     except TmemvizError as exc:
-        sys.stderr.write(f"tmemviz: {exc}\n")
+        sys.stderr.write(f"tmemviz: {one_line(str(exc))}\n")
         return 2
     except BrokenPipeError:
         # `tmemviz layout ... | head` closes the pipe early; that is not an error.
@@ -165,11 +165,22 @@ def _typer_main(args: list[str]) -> int:
         result = command.main(args=args, prog_name="tmemviz", standalone_mode=False)
     except typer.TyperException as exc:
         # Typer's own usage errors (unknown option, bad choice, not a number).
-        sys.stderr.write(f"tmemviz: {exc.format_message()}\n")
+        sys.stderr.write(f"tmemviz: {one_line(exc.format_message())}\n")
         return 2
     except typer.Abort:
         return INTERRUPTED  # Click's name for Ctrl-C while it parses: as quiet as main's
     return result if isinstance(result, int) else 0
+
+
+def one_line(message: str) -> str:
+    """An error as one readable line: quoted values of more than 200 characters clipped (a
+    5,000-digit number is named by its length), line breaks and control characters made visible."""
+    import re
+
+    from tmemviz.values import clip
+
+    message = re.sub(r"'([^'\n]{201,})'", lambda m: f"'{clip(m.group(1), 100)}'", message)
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
 
 
 def _plain_metavars(command: Any) -> None:
