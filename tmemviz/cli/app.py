@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 from tmemviz.cli.params import Option
-from tmemviz.errors import TmemvizError
+from tmemviz.errors import TmemvizError, one_line
 
 if TYPE_CHECKING:
     import typer
@@ -139,7 +139,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             return result if isinstance(result, int) else 0
         return _typer_main(args)
     except TmemvizError as exc:
-        sys.stderr.write(f"tmemviz: {one_line(str(exc))}\n")
+        sys.stderr.write(f"tmemviz: {exc}\n")
         return 2
     except BrokenPipeError:
         # `tmemviz layout ... | head` closes the pipe early; that is not an error.
@@ -170,17 +170,6 @@ def _typer_main(args: list[str]) -> int:
     except typer.Abort:
         return INTERRUPTED  # Click's name for Ctrl-C while it parses: as quiet as main's
     return result if isinstance(result, int) else 0
-
-
-def one_line(message: str) -> str:
-    """An error as one readable line: quoted values of more than 200 characters clipped (a
-    5,000-digit number is named by its length), line breaks and control characters made visible."""
-    import re
-
-    from tmemviz.values import clip
-
-    message = re.sub(r"'([^'\n]{201,})'", lambda m: f"'{clip(m.group(1), 100)}'", message)
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
 
 
 def _plain_metavars(command: Any) -> None:

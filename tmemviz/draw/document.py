@@ -95,13 +95,13 @@ class Document:
         """The record at these coordinates, e.g. ``which(lane=9, col=5)`` (what holds this cell)."""
         if self.which_of is None:
             raise TmemvizError(f"{_a(self.kind)} result has no which(); look in .cells")
-        return self.which_of(**coordinates)
+        return _ask(self.which_of, "which", coordinates)
 
     def where(self, **coordinates: Any) -> Record:
         """The record of this owner, e.g. ``where(thread=6, reg=3)`` (where does it go)."""
         if self.where_of is None:
             raise TmemvizError(f"{_a(self.kind)} result has no where(); look in .cells")
-        return self.where_of(**coordinates)
+        return _ask(self.where_of, "where", coordinates)
 
     def to_json(self) -> str:
         """The JSON document, exactly as ``--format json`` prints it."""
@@ -135,6 +135,32 @@ class Document:
     def __repr__(self) -> str:
         count = f", {len(self.cells)} {self.main}" if self.lists is not None else ""
         return f"<tmemviz {self.kind}: {self.title}{count}>"
+
+
+def _ask(answer: Callable[..., Record], method: str, coordinates: dict[str, Any]) -> Record:
+    """Call a family's which/where with coordinates checked: known names, all required ones, whole
+    numbers (a bool or a float is refused, never read as a lane); text only where the family takes
+    it (a half given as ``"lo"``)."""
+    code = answer.__code__
+    names = code.co_varnames[: code.co_argcount]
+    required = names[: len(names) - len(answer.__defaults__ or ())]
+    listed = ", ".join(names)
+    for name, value in coordinates.items():
+        if name not in names:
+            raise TmemvizError(f"{method}() takes {listed}; '{name}' is not one of them")
+        hint = str(answer.__annotations__.get(name, "int"))
+        if value is None and "None" in hint:
+            continue
+        if isinstance(value, str) and "str" in hint:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
+            from tmemviz.values import kind_of
+
+            raise TmemvizError(f"{method}(): {name} must be a whole number, got {kind_of(value)}")
+    missing = [name for name in required if name not in coordinates]
+    if missing:
+        raise TmemvizError(f"{method}() needs {' and '.join(missing)} (it takes {listed})")
+    return answer(**coordinates)
 
 
 RECORDS = ("json", "csv")

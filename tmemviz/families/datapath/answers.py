@@ -242,3 +242,19 @@ def cell_rows(org: Organization) -> list[tuple[int, ...]]:
             p = place(org.path, org.n, m, n, org.offset)
             out.append((m, n, p.cta, p.lane, p.col, p.lane // WARP_LANES))
     return out
+
+
+def check_element(path: DataPath, n_total: int, m: int, n: int) -> None:
+    """Refuse a D[m][n] outside the M x N accumulator (a row past M would be read as the next CTA's).
+
+    >>> from tmemviz.families.datapath.shapes import shipped_path
+    >>> check_element(shipped_path("D"), 256, 127, 255)
+    >>> check_element(shipped_path("D"), 256, -1, 0)
+    Traceback (most recent call last):
+    ...
+    tmemviz.errors.TmemvizError: m must be 0..127 (a row of the M=128 accumulator D), got -1
+    """
+    if not 0 <= m < path.m:
+        raise TmemvizError(f"m must be 0..{path.m - 1} (a row of the M={path.m} accumulator D), got {m}")
+    if not 0 <= n < n_total:
+        raise TmemvizError(f"n must be 0..{n_total - 1} (a column of D, N={n_total}), got {n}")
