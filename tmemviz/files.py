@@ -220,7 +220,7 @@ def text_lines(
     """
     name = os.fspath(path)
     if name == "-":
-        stream: Any = sys.stdin.buffer
+        stream: Any = getattr(sys.stdin, "buffer", None) or _Encoded(sys.stdin)
         label = "standard input"
     else:
         try:
@@ -254,6 +254,16 @@ def text_lines(
     finally:
         if name != "-":
             stream.close()
+
+
+class _Encoded:
+    """A text stream (``sys.stdin`` replaced by a ``StringIO``) read as UTF-8 bytes, line by line."""
+
+    def __init__(self, text: Any) -> None:
+        self.text = text
+
+    def readline(self, limit: int) -> bytes:
+        return str(self.text.readline(limit)).encode("utf-8", errors="surrogateescape")
 
 
 def _size(count: int) -> str:

@@ -26,7 +26,8 @@ APP_SETTINGS: dict[str, Any] = {
     "help": (
         "Exact data layouts of Blackwell Tensor Memory: tcgen05.ld/st/cp/shift, shared-memory operands, "
         "whole accumulators and their tcgen05.mma data-path layouts, block-scale factors, and whole PTX "
-        "modules explained. Every showing command writes -o FILE.png/.svg/.html/.json/.csv/.txt."
+        "modules explained. Commands that show a result write -o FILE.png/.svg/.html/.json/.csv/.txt (the "
+        "forms the result has; shapes: .json/.txt); which, where and ptx answer on stdout."
     ),
     "no_args_is_help": True,
     "add_completion": True,
@@ -155,8 +156,36 @@ INTERRUPTED = 130
 """The exit status after Ctrl-C: 128 + SIGINT, what shells report for an interrupted program."""
 
 
+SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")
+
+
+def _named_shell(args: list[str]) -> bool:
+    """Whether ``--show-completion`` / ``--install-completion`` name their shell (``zsh``, ``--x=fish``).
+
+    Typer reads the shell from the environment unless told not to, and then takes a
+    following ``zsh`` for a stray word: ``--show-completion zsh`` printed the bash script
+    in a bash session. A named shell must win.
+    """
+    for i, arg in enumerate(args):
+        flag, _, value = arg.partition("=")
+        if flag in ("--show-completion", "--install-completion"):
+            return (value or (args[i + 1] if i + 1 < len(args) else "")) in SHELLS
+    return False
+
+
 def _typer_main(args: list[str]) -> int:
     """The full CLI: help, usage errors and every command, parsed by Typer."""
+    if _named_shell(args):
+        switch = "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION"  # Typer's own: take the shell given
+        os.environ[switch] = "1"
+        try:
+            return _typer_run(args)
+        finally:
+            del os.environ[switch]
+    return _typer_run(args)
+
+
+def _typer_run(args: list[str]) -> int:
     import typer
 
     command = typer.main.get_command(_app_for(args))
@@ -169,6 +198,8 @@ def _typer_main(args: list[str]) -> int:
         return 2
     except typer.Abort:
         return INTERRUPTED  # Click's name for Ctrl-C while it parses: as quiet as main's
+    except SystemExit as exc:  # --show-completion ends with sys.exit(0); main() returns statuses
+        return exc.code if isinstance(exc.code, int) else 0
     return result if isinstance(result, int) else 0
 
 

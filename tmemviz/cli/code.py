@@ -96,6 +96,8 @@ def ptx(
             layouts, shape, num, pack, split_offset, None, None, op, red, red_type, red_abs, red_nan
         )
         mnemonic, codes = ins.mnemonic, [f(ins) for f in dialects.EMITTERS.values()]
+        lost = dialects.dropped(ins)
+        codes = [c if c.dialect == "ptx" else c._replace(notes=(*c.notes, *lost)) for c in codes]
     wanted = emit.value
     if wanted != "all":
         codes = [c for c in codes if c.dialect == wanted]

@@ -185,7 +185,9 @@ def deliver(body: str | View, output: Optional[str | Path], notes: Sequence[str]
             console.print(Text(line, style="yellow"), soft_wrap=True)
         if output is None:
             return
-        body = console.export_text()
+        from tmemviz.draw.terminal import plain
+
+        body = plain(console.export_text())
     else:
         body += "".join(f"{line}\n" for line in lines)
     if output is None:

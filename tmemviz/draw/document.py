@@ -268,10 +268,13 @@ def json_text(doc: Document) -> str:
     """The JSON document: the header's fields one per line, then each list with one record per line."""
     from tmemviz.draw.records import document, line
 
+    header = dict(doc.header)
+    if doc.notes and "notes" not in header:
+        header["notes"] = list(doc.notes)  # the caveats the table prints under itself belong here too
     lists = list(doc.lists())
     if not lists:
-        return line(dict(doc.header))
-    return document(doc.header, lists, doc.nested)
+        return line(header)
+    return document(header, lists, doc.nested)
 
 
 def figure_spec(doc: Document, detail: str = "auto") -> FigureSpec:
@@ -310,13 +313,13 @@ def plain_text(doc: Document, view: Optional[str] = None, width: int = 160) -> s
     from rich.console import Console
     from rich.text import Text
 
-    from tmemviz.draw.terminal import renderable
+    from tmemviz.draw.terminal import plain, renderable
 
     console = Console(record=True, width=width, file=io.StringIO(), color_system=None)
     console.print(renderable(pick_view(doc, view)(width)))
     for note in doc.notes:
         console.print(Text(f"note: {note}"), soft_wrap=True)
-    return console.export_text()
+    return plain(console.export_text())
 
 
 def notebook_html(doc: Document, detail: str = "auto") -> str:

@@ -48,3 +48,16 @@ def _table(spec: Table) -> RichTable:
 
 def _cell(cell: Cell) -> RenderableType:
     return Text(cell.text, style=cell.style) if isinstance(cell, Styled) else cell
+
+
+def plain(text: str) -> str:
+    r"""Exported text without the spaces Rich pads each line with: a ``.txt`` file has no trailing
+    whitespace (editors and ``git diff`` flag it), and no trailing blank lines.
+
+    >>> plain("  a  \n b \n\n")
+    '  a\n b\n'
+    """
+    lines = [line.rstrip() for line in text.splitlines()]
+    while lines and not lines[-1]:
+        lines.pop()
+    return "".join(f"{line}\n" for line in lines)

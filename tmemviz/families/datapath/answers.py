@@ -153,6 +153,17 @@ def placement_text(path: DataPath) -> str:
 # Records: what --format json / csv print.
 
 
+def ws_values(path: DataPath) -> list[bool]:
+    """The ``.ws`` settings of the MMAs this layout serves, as JSON booleans (tile JSON's ``ws`` is
+    one of them): ``[false]``, ``[true]``, or ``[false, true]`` where the PTX table says either.
+
+    >>> from tmemviz.families.datapath.shapes import shipped_path
+    >>> ws_values(shipped_path("B")), ws_values(shipped_path("D")), ws_values(shipped_path("E"))
+    ([False], [False, True], [True])
+    """
+    return {"no": [False], "yes": [True]}.get(path.ws, [False, True])
+
+
 def table_records(paths: Sequence[DataPath]) -> list[dict[str, Any]]:
     """One per layout: the PTX table's columns and how D is placed."""
     return [
@@ -161,7 +172,7 @@ def table_records(paths: Sequence[DataPath]) -> list[dict[str, Any]]:
             "m": p.m,
             "cta_group": p.cta_group,
             "sparsity": p.sparsity,
-            "ws": p.ws,
+            "ws": ws_values(p),
             "organization": p.organization,
             "placement": p.placement,
             "rows_per_cta": p.rows,
@@ -204,7 +215,7 @@ def header(org: Organization) -> dict[str, Any]:
         "n": org.n,
         "cta_group": path.cta_group,
         "sparsity": path.sparsity,
-        "ws": path.ws,
+        "ws": ws_values(path),
         "organization": path.organization,
         "placement": path.placement,
         "lane_offset": org.offset,

@@ -66,6 +66,15 @@ class Owner(NamedTuple):
     half: int | None
 
 
+class Written(NamedTuple):
+    """What a PTX line names that the layout does not depend on."""
+
+    guard: str | None
+    """``%p1`` or ``!%p1``; None when unguarded."""
+    vector: tuple[str, ...] | None
+    redval: str | None = None
+
+
 @dataclass(frozen=True)
 class Instruction:
     """A fully specified, validated tcgen05.ld or tcgen05.st."""
@@ -87,6 +96,8 @@ class Instruction:
     """The address immediate of ``[base + imm]`` as (lane, column): imm >> 16, imm & 0xFFFF (PTX 9.7.16.2)."""
     base: str | None = None
     """The base register of the address when a PTX line names it; coordinates are relative to it."""
+    written: Written | None = None
+    """The names a PTX line wrote (guard, registers): no part of the layout, kept for ``ptx --emit ptx``."""
 
     @property
     def registers_per_thread(self) -> int:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
-from tmemviz.families.ldst.layout import Instruction, make_instruction
+from tmemviz.families.ldst.layout import Instruction, Written, make_instruction
 from tmemviz.families.ldst.reduction import RED_OPS, RED_TYPES, Reduction
 from tmemviz.families.ldst.shapes import KIND
 from tmemviz.ptx.line import Address, PtxLine, is_instruction, parse_immediate, parse_line
@@ -50,6 +50,8 @@ class Spelling:
     """The ``[base + immediate]`` operand of a PTX line, where written."""
     registers: tuple[str, ...] | None = None
     """The register names of the vector in order, when the line writes them all (no ``...``)."""
+    redval: str | None = None
+    """The redval register of a tcgen05.ld.red line (braces, which compilers may write, removed)."""
 
 
 def parse_spelling(text: str) -> Spelling:
@@ -153,7 +155,14 @@ def _line_spelling(line: PtxLine, spelled: Spelling) -> Spelling:
         guard=line.guard,
         address=line.address(),
         registers=names,
+        redval=_redval(line.operands) if spelled.red is not None else None,
     )
+
+
+def _redval(operands: list[str] | tuple[str, ...]) -> str | None:
+    """ld.red's ``redval``: the operand between the vector and ``[taddr]`` (PTX 9.7.16.8.3)."""
+    before = operands[1 : max(_address_index(operands), 0)]
+    return before[0].strip("{} ") if len(before) == 1 else None
 
 
 def _address_index(operands: list[str] | tuple[str, ...]) -> int:
@@ -284,6 +293,8 @@ def resolve(
         offset=spelled.address.lane_col if spelled.address is not None else (0, 0),
         base=spelled.address.base if spelled.address is not None else None,
     )
+    if spelled.guard is not None or spelled.registers is not None:
+        ins = replace(ins, written=Written(spelled.guard, spelled.registers, spelled.redval))
     if spelled.vector_size is not None and spelled.vector_size != ins.registers_per_thread:
         raise TmemvizError(
             f"the register vector has {spelled.vector_size} registers, but {ins.qualifiers} needs "

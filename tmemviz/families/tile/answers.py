@@ -128,7 +128,8 @@ def element_sentence(tile: Tile, e: Element) -> str:
 def notes(tile: Tile) -> tuple[str, ...]:
     """What the data-path layout's file says a user should know (sources that disagree included)."""
     path = tile.path
-    out = list(path.notes)
+    # A layout file's note that starts "With .ws" is about weight-stationary MMAs, not this tile without.
+    out = [note for note in path.notes if tile.ws or not note.startswith("With .ws")]
     if path.placement != "folded" and not tile.ws and tile.n not in path.legal_n():
         out.append(
             f"N={tile.n} is not one MMA's N for layout {path.name} ({path.describe_n()}): read as several "
