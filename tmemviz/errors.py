@@ -17,8 +17,9 @@ class TmemvizError(ValueError):
     more than 200 characters is clipped (a 5,000-character name is named by its
     length), and line breaks and other control characters are shown escaped.
 
-    >>> str(TmemvizError("unknown shape '" + "9" * 300 + "'"))[-40:]
-    "999999999999999999999 (300 characters)'"
+    >>> message = str(TmemvizError("unknown shape '" + "9" * 300 + "'"))
+    >>> len(message), message.endswith("999 (300 characters)'")
+    (132, True)
     """
 
     def __init__(self, message: str = "") -> None:
