@@ -73,6 +73,15 @@ def kind_of(value: object) -> str:
     return f"the {type(value).__name__} {clip(repr(value))}"
 
 
+def plural(count: int, word: str) -> str:
+    """``1 instruction``, ``2 instructions``: a count with its noun agreeing.
+
+    >>> plural(1, "instruction"), plural(4, "column")
+    ('1 instruction', '4 columns')
+    """
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def agree(option: str, spelled: T | None, given: T | None, default: T, prefix: str = "") -> T:
     """What the spelling and the option both say; contradicting each other is an error.
 

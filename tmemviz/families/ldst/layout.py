@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from tmemviz import tmem
 from tmemviz.errors import TmemvizError
 from tmemviz.families.ldst.reduction import Reduced, Reduction, check_reduction
 from tmemviz.families.ldst.shapes import NUMS, Shape
@@ -177,8 +178,8 @@ class Instruction:
     def describe_span(self) -> str:
         """``lanes 0..15, columns 0..31`` in the instruction's coordinates."""
         lo, hi = self.lane_range()
-        cols = " and ".join(f"{a}..{b}" for a, b in self.column_ranges())
-        return f"lanes {lo}..{hi}, columns {cols}"
+        ranges = self.column_ranges()
+        return f"lanes {lo}..{hi}, {tmem.spans('column', ranges)}"
 
 
 def make_instruction(
@@ -322,6 +323,7 @@ def which(ins: Instruction, lane: int, col: int, half: int | None = None) -> tup
     if not 0 <= rel_lane < shape.lanes or not any(a <= col <= b for a, b in ins.column_ranges()):
         raise TmemvizError(
             f"lane {lane}, column {col} is outside {ins.qualifiers}, which covers {ins.describe_span()}"
+            + tmem.lane_hint(lane, lane0, shape.lanes, ins.taddr, ins.offset[0])
         )
     if half is not None and half not in (0, 1):
         raise TmemvizError(f"half must be lo (bits 15:0) or hi (bits 31:16), got {half}")
