@@ -19,7 +19,7 @@ def test_json_carries_the_notes_the_table_prints(capsys: pytest.CaptureFixture[s
     doc = json.loads(ok(capsys, "datapath", "C", "-f", "json"))
     disagree = [n for n in doc["notes"] if n.startswith("Sources disagree")]
     assert disagree and f"note: {disagree[0]}" in table
-    tile = json.loads(ok(capsys, "tile", "--n", "512", "--shape", "32x32b", "-f", "json"))
+    tile = json.loads(ok(capsys, "tile", "--n", "272", "--shape", "32x32b", "-f", "json"))
     assert any("several MMAs side by side" in n for n in tile["notes"])
 
 
@@ -32,8 +32,8 @@ def test_ws_is_a_boolean_in_datapath_and_tile_json(capsys: pytest.CaptureFixture
 
 
 def test_the_ws_note_only_with_ws(capsys: pytest.CaptureFixture[str]) -> None:
-    assert "With .ws" not in ok(capsys, "tile", "--n", "128", "--shape", "32x32b")
-    assert "With .ws" in ok(capsys, "tile", "--n", "128", "--shape", "32x32b", "--ws")
+    assert "With .ws" not in ok(capsys, "tile", "--n", "64", "--shape", "32x32b", "--view", "summary")
+    assert "With .ws" in ok(capsys, "tile", "--n", "64", "--shape", "32x32b", "--ws", "--view", "summary")
 
 
 # --- help, completion and -o agree with behaviour -------------------------------------------------------
@@ -100,8 +100,8 @@ def test_table_titles_and_captions_fit_80_columns() -> None:
             "tcgen05.ld.red.sync.aligned.32x32b.x2.max.abs.NaN.f32 {%f1,%f2}, %f3, [%r4 + 1048584];"
         ),
         tmemviz.layout("16x256b", num=4),
-        tmemviz.scales(k=256, m=256, cta_group=2, sf_vec=16, kind="mxf4nvf4"),
-        tmemviz.tile(n=256, shape="16x32bx2", cta_group=2, m=256),
+        tmemviz.scales(k=128, m=256, cta_group=2, sf_vec=16, kind="mxf4nvf4"),
+        tmemviz.tile(n=32, shape="16x32bx2", cta_group=2, m=256),
         tmemviz.datapath("C"),
         tmemviz.cp("64x128b.warpx2::02_13"),
     ]
