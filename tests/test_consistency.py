@@ -125,6 +125,14 @@ def test_emit_ptx_keeps_the_guard_and_the_registers(capsys: pytest.CaptureFixtur
         assert code == 0 and out == emitted + "\n"
     code, _, err = run(capsys, "ptx", line, "--emit", "cuda")
     assert code == 0 and "the guard @%p1 is not part of the call" in err and "(%r3, %r4, %r5)" in err
+    for given in (
+        "@%p1 tcgen05.cp.cta_group::1.128x256b [%r1 + 4], %rd2;",
+        "@!%p3 tcgen05.shift.cta_group::1.down [%r5];",
+    ):
+        code, out, _ = run(capsys, "ptx", given, "--emit", "ptx")
+        assert code == 0 and out == given + "\n"
+        code, _, err = run(capsys, "ptx", given, "--emit", "cccl")
+        assert code == 0 and "is not part of the call" in err
 
 
 # --- words agree with numbers ---------------------------------------------------------------------------

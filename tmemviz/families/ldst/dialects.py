@@ -51,27 +51,16 @@ def ptx(ins: Instruction) -> Code:
     """The one PTX line: taddr in ``%r0``, the vector in ``%r1..``; drops into a kernel
     that declares ``.reg .b32 %r<1000>;`` and ``.reg .f32 %f<1000>;``."""
     vector, redval = registers(ins)
-    written = ins.written
-    if written is None:
-        return Code("ptx", ins.statement("%r0", vector, redval), (RED_TARGET if ins.red else PTX_TARGET,))
-    # A PTX line given as SHAPE comes back as written: its guard and its register names.
-    line = ins.statement(ins.base or "%r0", written.vector or vector, written.redval or redval)
-    guard = f"@{written.guard} " if written.guard else ""
-    return Code("ptx", guard + line, (RED_TARGET if ins.red else PTX_TARGET,))
+    return Code("ptx", ins.statement("%r0", vector, redval), (RED_TARGET if ins.red else PTX_TARGET,))
 
 
-def dropped(ins: Instruction) -> tuple[str, ...]:
-    """What the other dialects do not carry over from a PTX line, said once per dialect."""
+def written_line(ins: Instruction) -> str | None:
+    """A PTX line given as input, as it wrote its registers (guard apart); None for a bare shape."""
     written = ins.written
     if written is None:
-        return ()
-    notes = []
-    if written.guard:
-        notes.append(f"the guard @{written.guard} is not part of the call: put the call under that predicate")
-    if written.vector or ins.base:
-        names = ", ".join(n for n in (ins.base, *(written.vector or ()), written.redval) if n)
-        notes.append(f"the line's registers ({names}) are the call's arguments here")
-    return tuple(notes)
+        return None
+    vector, redval = registers(ins)
+    return ins.statement(ins.base or "%r0", written.vector or vector, written.redval or redval)
 
 
 def function_name(ins: Instruction) -> str:
