@@ -147,6 +147,18 @@ def test_an_out_of_band_lane_names_the_taddr_and_warp_that_answer(capsys: pytest
     assert "read with" not in hinted  # lane 40 is covered: only the column is out
 
 
+def test_a_taddr_outside_the_warps_band_names_the_warps_or_lanes_that_work(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    line = bad(capsys, "layout", "16x256b", "--warp", "1", "--taddr", "0,0")
+    assert line.endswith("; warp 0 (or any warp w with w % 4 == 0) may issue it")
+    line = bad(capsys, "layout", "32x32b", "--taddr", "16,0")
+    assert line.endswith("; no warp may: it crosses lane 32; start it at lane 0 or 32")
+    assert bad(capsys, "layout", "32x32b", "--taddr", "112,0").endswith(
+        "runs past lane 127; start it at lane 96"
+    )
+
+
 def test_an_immediate_of_zero_is_not_announced(capsys: pytest.CaptureFixture[str]) -> None:
     for address in ("[%r2]", "[%r2 + 0]"):
         out = ok(capsys, "layout", f"tcgen05.ld.sync.aligned.32x32b.x1.b32 {{%r1}}, {address};")

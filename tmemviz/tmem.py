@@ -69,6 +69,24 @@ def lane_hint(lane: int, first: int, lanes: int, taddr: tuple[int, int] | None, 
     return f"; lane {lane} is read with --taddr {start},{column} by {warps.replace(', or', ' (or', 1)})"
 
 
+def band_hint(first: int, last: int) -> str:
+    """Which warps may issue an access of lanes ``first..last`` (PTX 9.7.16.8.1): those of its band,
+    or none when it crosses a band boundary, with the nearest taddr lanes that would not.
+
+    >>> band_hint(0, 15)
+    '; warp 0 (or any warp w with w % 4 == 0) may issue it'
+    >>> band_hint(24, 39)
+    '; no warp may: it crosses lane 32; start it at lane 16 or 32'
+    """
+    band = warp_of(first)
+    if warp_of(last) == band:
+        return f"; warp {band} (or any warp w with w % 4 == {band}) may issue it"
+    size, boundary = last - first + 1, WARP_LANES * warp_of(last)
+    starts = [s for s in (boundary - size, boundary) if s >= 0 and s + size <= TMEM_LANES]
+    crosses = f"crosses lane {boundary}" if boundary < TMEM_LANES else f"runs past lane {TMEM_LANES - 1}"
+    return f"; no warp may: it {crosses}; start it at lane {' or '.join(map(str, starts))}"
+
+
 def check_inside(lane: int, col: int) -> None:
     """Refuse a taddr outside Tensor Memory, naming its extent."""
     if not 0 <= lane < TMEM_LANES or not 0 <= col < TMEM_COLUMNS:

@@ -270,7 +270,7 @@ def _check_placement(shape: Shape, taddr: tuple[int, int], warp: int | None) -> 
     if not band <= lane or last > band + WARP_LANES - 1:
         raise TmemvizError(
             f"warp {warp} may access only lanes {band}..{band + WARP_LANES - 1} (PTX 9.7.16.8.1), "
-            f"but {shape.name} at taddr lane {lane} touches lanes {lane}..{last}"
+            f"but {shape.name} at taddr lane {lane} touches lanes {lane}..{last}{tmem.band_hint(lane, last)}"
         )
     return warp
 
