@@ -211,8 +211,14 @@ def test_where_batch_from_stdin_streams_and_reports_bad_lines(
     monkeypatch.setattr(sys, "stdin", io.StringIO("5,4\n0x1 0x2\nbad\n99,0\n31,15\n"))
     code, out, err = run(capsys, "where", "16x256b", "--num", "x4", "--batch", "-", "-f", "json")
     assert code == 2
-    records = [json.loads(line) for line in out.splitlines()]
-    assert [(r["thread"], r["reg"]) for r in records] == [(5, 4), (1, 2), (31, 15)]
+    records = [json.loads(line) for line in out.splitlines()]  # one per question, bad ones with "error"
+    assert [(r.get("thread"), r.get("reg"), "error" in r) for r in records] == [
+        (5, 4, False),
+        (1, 2, False),
+        (None, None, True),
+        (99, 0, True),
+        (31, 15, False),
+    ]
     assert err.splitlines() == [
         "tmemviz: line 3: expected THREAD,REG, got 'bad'",
         "tmemviz: line 4: thread must be 0..31 (its lane id in the warp), got 99",

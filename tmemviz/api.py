@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
+from tmemviz.arguments import checked
+from tmemviz.arguments import cli_text as _text
 from tmemviz.catalog import ShapeKind
 from tmemviz.families.cp.shapes import KIND as CP
 from tmemviz.families.ldst.shapes import KIND as LDST
@@ -35,6 +36,8 @@ KINDS: tuple[ShapeKind[Any], ...] = (LDST, CP)
 
 PathLike = Union[str, "os.PathLike[str]"]
 Taddr = Union[str, int, tuple[int, int], None]
+Files = Union[PathLike, Sequence[PathLike]]
+Layouts = Optional[Sequence[PathLike]]
 
 
 def catalog(layouts: Optional[Sequence[PathLike]] = None) -> Catalog:
@@ -46,21 +49,7 @@ def catalog(layouts: Optional[Sequence[PathLike]] = None) -> Catalog:
     return load_catalog(dirs, KINDS, lazy=True)
 
 
-def _text(value: Any) -> Optional[str]:
-    """An option value as the CLI would have read it (None stays None).
-
-    >>> _text(4), _text("x4"), _text(None), _text((32, 8))
-    ('4', 'x4', None, '32,8')
-    """
-    if value is None:
-        return None
-    if isinstance(value, tuple):
-        return ",".join(str(v) for v in value)
-    if isinstance(value, Path):
-        return str(value)
-    return str(value.value if hasattr(value, "value") else value)
-
-
+@checked
 def layout(
     shape: str,
     num: Union[int, str, None] = None,
@@ -104,16 +93,15 @@ def layout(
     return layout_document(ins, highlight=threads, title=title)
 
 
+@checked
 def pack(op: str = "ld") -> Document:
     """PTX Figure 193: how ``.pack::16b`` (op ``ld``) or ``.unpack::16b`` (``st``) pair 16-bit halves."""
-    from tmemviz.errors import TmemvizError
     from tmemviz.families.ldst.document import pack_document
 
-    if op not in ("ld", "st"):
-        raise TmemvizError(f"op must be ld (.pack::16b) or st (.unpack::16b), got '{op}'")
     return pack_document(op)
 
 
+@checked
 def cp(
     shape: str,
     multicast: Optional[str] = None,
@@ -139,6 +127,7 @@ def cp(
     return copy_document(copy, row=row, title=title)
 
 
+@checked
 def decompress(
     fmt: str,
     type: Optional[str] = None,
@@ -164,6 +153,7 @@ def decompress(
     return decompress_document(form, kind, chunk, title=title)
 
 
+@checked
 def smem(
     major: Optional[str] = None,
     swizzle: Optional[str] = None,
@@ -201,6 +191,7 @@ def smem(
     return layout_document(found, dense=dense, cells=label, title=title)
 
 
+@checked
 def desc(
     value: Union[int, str, None] = None,
     start_address: Union[int, str, None] = None,
@@ -214,6 +205,8 @@ def desc(
     from tmemviz.families.smem.document import descriptor_document
     from tmemviz.families.smem.spelling import resolve_descriptor
 
+    if isinstance(value, int):
+        value = hex(value)  # a Python int is the descriptor itself; its decimal text would be ambiguous
     found, notes = resolve_descriptor(
         _text(value),
         start_address=_text(start_address),
@@ -226,6 +219,7 @@ def desc(
     return descriptor_document(found, notes)
 
 
+@checked
 def shift(
     instruction: str,
     taddr: Taddr = None,
@@ -243,6 +237,7 @@ def shift(
     return shift_document(resolve_shift(catalog(layouts), instruction, taddr=_text(taddr)), title=title)
 
 
+@checked
 def tile(
     m: int = 128,
     n: Optional[int] = None,
@@ -293,6 +288,7 @@ def tile(
     )
 
 
+@checked
 def idesc(
     value: Union[int, str, None] = None,
     kind: Optional[str] = None,
@@ -325,28 +321,29 @@ def idesc(
     return idesc_document(resolve_idesc(value, kind, fields))
 
 
-def explain(
-    files: Sequence[PathLike] = (), text: Optional[str] = None, layouts: Optional[Sequence[PathLike]] = None
-) -> Document:
+@checked
+def explain(files: Files = (), text: Optional[str] = None, layouts: Layouts = None) -> Document:
     """Every tcgen05 instruction of whole PTX modules (``tmemviz explain``); ``files`` are streamed
     (``-`` is stdin), ``text`` is PTX given as a string."""
     from tmemviz.families.explain.source import explain_sources
 
-    return explain_sources(
-        [files] if isinstance(files, (str, os.PathLike)) else files, text, catalog(layouts)
-    )
+    return explain_sources(_paths(files), text, catalog(layouts))
 
 
-def check(
-    files: Sequence[PathLike] = (), text: Optional[str] = None, layouts: Optional[Sequence[PathLike]] = None
-) -> Document:
+@checked
+def check(files: Files = (), text: Optional[str] = None, layouts: Layouts = None) -> Document:
     """TMEM findings of whole PTX modules (``tmemviz check``): ``.cells`` are the files, each with its
     ``findings``; ``save("map.png")`` draws the kernels' TMEM map. ``-`` is stdin, ``text`` PTX itself."""
     from tmemviz.families.check.document import check_files
 
-    return check_files(files, text, catalog(layouts))
+    return check_files(_paths(files), text, catalog(layouts))
 
 
+def _paths(files: Files) -> Sequence[PathLike]:
+    return [files] if isinstance(files, (str, os.PathLike)) else files
+
+
+@checked
 def datapath(
     letter: Optional[str] = None,
     n: Optional[int] = None,
@@ -372,6 +369,7 @@ def datapath(
     return organization_document(organize(path, n, lane_offset), title=title)
 
 
+@checked
 def scales(
     operand: str = "A",
     sf_vec: Union[int, str] = 32,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from tmemviz.errors import TmemvizError
-from tmemviz.files import builtin_dir, yaml_files
+from tmemviz.files import builtin_dir, is_directory, yaml_files
 
 
 class Named(Protocol):
@@ -67,7 +67,7 @@ class Catalog:
         for directory, builtin in self.dirs:
             if kind.top_level and not builtin:
                 found += yaml_files(directory, builtin=False)
-            if (directory / kind.subdir).is_dir():
+            if is_directory(directory / kind.subdir):
                 found += yaml_files(directory / kind.subdir, builtin=builtin)
         return tuple(found)
 

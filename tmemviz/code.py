@@ -62,3 +62,35 @@ def asm_string(text: str, indent: str, width: int = 96) -> str:
             line = candidate
     pieces.append(line)
     return ("\n" + indent).join(f'"{p}"' for p in pieces)
+
+
+def dropped(guard: str | None, registers: Sequence[str]) -> tuple[str, ...]:
+    """What a dialect other than PTX does not carry over from a PTX line given as input.
+
+    >>> for note in dropped("%p1", ["%r3", "%r4"]):
+    ...     print(note)
+    the guard @%p1 is not part of the call: put the call under that predicate
+    the line's registers (%r3, %r4) are the call's arguments here
+    """
+    notes = []
+    if guard:
+        notes.append(f"the guard @{guard} is not part of the call: put the call under that predicate")
+    if registers:
+        notes.append(f"the line's registers ({', '.join(registers)}) are the call's arguments here")
+    return tuple(notes)
+
+
+def as_written(
+    codes: Sequence[Code], line: str | None, guard: str | None, registers: Sequence[str]
+) -> list[Code]:
+    """``codes`` for a PTX line given as input: the PTX dialect is ``line`` (its guard and register
+    names kept, as the line wrote them); every other dialect says what it does not carry over."""
+    lost = dropped(guard, registers)
+    out = []
+    for code in codes:
+        if code.dialect == "ptx" and code.code is not None:
+            code = code._replace(code=(f"@{guard} " if guard else "") + (line or code.code))
+        elif code.dialect != "ptx":
+            code = code._replace(notes=(*code.notes, *lost))
+        out.append(code)
+    return out

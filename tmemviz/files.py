@@ -12,8 +12,10 @@ size and modification time, so a one-shot query need not import PyYAML. Users'
 own files are always parsed afresh. A cache that cannot be read or written is
 simply not used.
 
-Writing: a temp file beside the target, then a rename, so readers never see a
-half-written file.
+Writing is :func:`tmemviz.writing.write_atomic` (also importable from here): a regular
+file is replaced through a temp file and a rename, so readers never see a half-written
+file; special files are written in place, symbolic links followed, hard links and
+permissions kept.
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ from __future__ import annotations
 import marshal
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from tmemviz.errors import TmemvizError
+from tmemviz.writing import write_atomic as write_atomic  # re-exported: files in and out, one place
 
 MAX_FILE_BYTES = 1 << 20
 
@@ -131,10 +135,21 @@ def _cache() -> _DocumentCache:
 
 def yaml_files(directory: Path, *, builtin: bool) -> list[Path]:
     """The ``*.yaml`` / ``*.yml`` files directly inside ``directory``, sorted by name."""
-    if not directory.is_dir():
-        what = "the shipped layouts directory" if builtin else "layouts directory"
+    what = "the shipped layouts directory" if builtin else "layouts directory"
+    if not is_directory(directory):
         raise TmemvizError(f"{what} '{directory}' does not exist or is not a directory")
-    return sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+    try:
+        return sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+    except OSError as exc:
+        raise TmemvizError(f"cannot read the {what} '{directory}': {exc.strerror or exc}") from None
+
+
+def is_directory(path: Path) -> bool:
+    """Whether ``path`` is a directory; a name the OS refuses (too long, a loop) is not one."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 def check_fields(
@@ -185,87 +200,75 @@ def describe(value: Any) -> str:
     return f"{type(value).__name__} {str(value)[:40]}"
 
 
-def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
-    """Replace ``path`` with ``data`` so readers never see a half-written file.
+MAX_LINE_BYTES = 1 << 22
+"""The longest input line read (4 MiB): far above any compiler's PTX line (a large
+``.global`` initializer is a few hundred KiB), and a bound on the memory an endless line
+(``/dev/zero``, a binary without newlines) can take."""
 
-    On any failure the temp file is removed and the target is left as it was.
-    ``durable`` also survives a power cut: the data reach the disk (fsync)
-    before the rename, and the directory entry after it, so the name never
-    points at an empty file. Derived caches skip that cost.
+
+def text_lines(
+    path: str | os.PathLike[str], what: str = "PTX text", limit: int = MAX_LINE_BYTES
+) -> Iterator[str]:
+    """The lines of a text file (``-`` is stdin), streamed; binary, non-UTF-8 or endless input is one error.
+
+    Files of any size are read line by line, never whole, and each line at most
+    ``limit`` bytes at a time: a longer line is refused when the limit is reached, so
+    memory stays flat whatever the input. Each line is decoded on its own, so an error
+    names the line that holds the bad byte. ``\r\n`` endings read as ``\n``. Standard
+    input is not closed, so reading ``-`` twice reads it once (the second time finds
+    its end).
     """
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        if path.is_dir():
-            raise TmemvizError(f"cannot write {path}: it is a directory")
-        # A short temp name: the target's own name may already be at the 255-byte limit.
-        import tempfile
-
-        fd, tmp = tempfile.mkstemp(prefix=".tmemviz-", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise TmemvizError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException as exc:
-        import contextlib
-
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise TmemvizError(f"cannot write {path}: {exc.strerror or exc}") from None
-        raise
-    if durable:
-        _sync_directory(directory)
-
-
-def _sync_directory(directory: Path) -> None:
-    """Make the rename itself durable; where the OS cannot open a directory, there is nothing to do."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some file systems (and Windows) refuse fsync on a directory
-    finally:
-        os.close(fd)
-
-
-def text_lines(path: str | os.PathLike[str]) -> Any:
-    """The lines of a text file (``-`` is stdin), streamed; a binary or non-UTF-8 file is one error.
-
-    Files of any size are read line by line, never whole.
-    """
-    import io
-
     name = os.fspath(path)
     if name == "-":
-        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="strict", newline=None)
+        stream: Any = getattr(sys.stdin, "buffer", None) or _Encoded(sys.stdin)
         label = "standard input"
     else:
         try:
-            stream = open(name, encoding="utf-8", errors="strict", newline=None)  # noqa: SIM115
+            stream = open(name, "rb")  # noqa: SIM115
         except OSError as exc:
             raise TmemvizError(f"cannot read {name}: {exc.strerror or exc}") from None
         label = name
     number = 0
     try:
-        with stream:
-            for number, line in enumerate(stream, 1):
-                if "\0" in line:
-                    raise TmemvizError(
-                        f"{label} is not a text file (a NUL byte on line {number}); give PTX text"
-                    )
-                yield line
-    except UnicodeDecodeError:
-        raise TmemvizError(f"{label} is not UTF-8 text (after line {number}); give PTX text") from None
+        while True:
+            raw = stream.readline(limit + 1)
+            if not raw:
+                return
+            number += 1
+            if b"\0" in raw:
+                raise TmemvizError(f"{label} is not a text file (a NUL byte on line {number}); give {what}")
+            if len(raw) > limit:
+                raise TmemvizError(
+                    f"{label}: line {number} is longer than {_size(limit)}B, the longest line read; "
+                    f"give {what}"
+                )
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise TmemvizError(f"{label} is not UTF-8 text (line {number}); give {what}") from None
+            yield line[:-2] + "\n" if line.endswith("\r\n") else line
     except IsADirectoryError:
-        raise TmemvizError(f"{label} is a directory; give a PTX file") from None
+        raise TmemvizError(f"{label} is a directory; give a file of {what}") from None
+    except OSError as exc:
+        raise TmemvizError(f"cannot read {label}: {exc.strerror or exc}") from None
+    finally:
+        if name != "-":
+            stream.close()
+
+
+class _Encoded:
+    """A text stream (``sys.stdin`` replaced by a ``StringIO``) read as UTF-8 bytes, line by line."""
+
+    def __init__(self, text: Any) -> None:
+        self.text = text
+
+    def readline(self, limit: int) -> bytes:
+        return str(self.text.readline(limit)).encode("utf-8", errors="surrogateescape")
+
+
+def _size(count: int) -> str:
+    """``4194304`` -> ``'4 Mi'`` (to which a unit is added); other counts as digits."""
+    for unit, shift in (("Mi", 20), ("Ki", 10)):
+        if count >= 1 << shift and count % (1 << shift) == 0:
+            return f"{count >> shift} {unit}"
+    return str(count)

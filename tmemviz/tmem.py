@@ -33,6 +33,60 @@ def warp_of(lane: int) -> int:
     return lane // WARP_LANES
 
 
+def spans(unit: str, ranges: Iterable[tuple[int, int]]) -> str:
+    """Inclusive ranges in words, a one-element range as its number: ``columns 0..7 and 16..23``.
+
+    >>> spans("column", [(0, 0)]), spans("column", [(0, 7), (9, 9)])
+    ('column 0', 'columns 0..7 and 9')
+    """
+    items = [f"{a}..{b}" if a != b else f"{a}" for a, b in ranges]
+    return f"{unit}{'' if items == [items[0].split('..')[0]] else 's'} {' and '.join(items)}"
+
+
+def lane_hint(lane: int, first: int, lanes: int, taddr: tuple[int, int] | None, offset_lane: int = 0) -> str:
+    """What would answer a question about ``lane`` that an access of ``lanes`` lanes does not cover:
+    the taddr whose access holds it, and the warp (band) that may issue it (PTX 9.7.16.8.1).
+
+    Without a taddr, lanes are relative to it, so the hint is to give one. Empty when the access
+    (``lanes`` from ``first``) holds ``lane``, when ``lane`` is outside Tensor Memory, or when no
+    taddr in its band would reach it.
+
+    >>> lane_hint(40, 0, 16, None)
+    '; lanes are relative to taddr: for lane 40, give --taddr 32,0 (warp 1, or any warp w with w % 4 == 1)'
+    >>> lane_hint(70, 0, 32, (0, 8))
+    '; lane 70 is read with --taddr 64,8 by warp 2 (or any warp w with w % 4 == 2)'
+    """
+    if first <= lane < first + lanes or not 0 <= lane < TMEM_LANES or lanes <= 0:
+        return ""
+    start = lane - lane % lanes - offset_lane
+    if not 0 <= start < TMEM_LANES or warp_of(start + offset_lane) != warp_of(lane):
+        return ""
+    band = warp_of(lane)
+    column = taddr[1] if taddr is not None else 0
+    warps = f"warp {band}, or any warp w with w % 4 == {band}"
+    if taddr is None:
+        return f"; lanes are relative to taddr: for lane {lane}, give --taddr {start},{column} ({warps})"
+    return f"; lane {lane} is read with --taddr {start},{column} by {warps.replace(', or', ' (or', 1)})"
+
+
+def band_hint(first: int, last: int) -> str:
+    """Which warps may issue an access of lanes ``first..last`` (PTX 9.7.16.8.1): those of its band,
+    or none when it crosses a band boundary, with the nearest taddr lanes that would not.
+
+    >>> band_hint(0, 15)
+    '; warp 0 (or any warp w with w % 4 == 0) may issue it'
+    >>> band_hint(24, 39)
+    '; no warp may: it crosses lane 32; start it at lane 16 or 32'
+    """
+    band = warp_of(first)
+    if warp_of(last) == band:
+        return f"; warp {band} (or any warp w with w % 4 == {band}) may issue it"
+    size, boundary = last - first + 1, WARP_LANES * warp_of(last)
+    starts = [s for s in (boundary - size, boundary) if s >= 0 and s + size <= TMEM_LANES]
+    crosses = f"crosses lane {boundary}" if boundary < TMEM_LANES else f"runs past lane {TMEM_LANES - 1}"
+    return f"; no warp may: it {crosses}; start it at lane {' or '.join(map(str, starts))}"
+
+
 def check_inside(lane: int, col: int) -> None:
     """Refuse a taddr outside Tensor Memory, naming its extent."""
     if not 0 <= lane < TMEM_LANES or not 0 <= col < TMEM_COLUMNS:

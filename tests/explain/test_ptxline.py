@@ -160,10 +160,12 @@ def test_guarded_cp_line_in_ptx_keeps_its_immediate(ptxas: str, tmp_path, capsys
     code, out, _ = run(
         capsys, "ptx", "@%p1 tcgen05.cp.cta_group::1.128x256b [%r1 + 32], %rd4;", "--emit", "ptx"
     )
-    assert code == 0 and out.strip() == "tcgen05.cp.cta_group::1.128x256b [%r0 + 32], %rd0;"
+    # The line comes back as written: its guard and its registers (P18).
+    assert code == 0 and out.strip() == "@%p1 tcgen05.cp.cta_group::1.128x256b [%r1 + 32], %rd4;"
     head = [".version 8.8", ".target sm_100a", ".address_size 64", ".visible .entry k(.param .u32 p)", "{",
-            "  .reg .b32 %r<4>;", "  .reg .b64 %rd<4>;", "  ld.param.u32 %r0, [p];"]  # fmt: skip
-    status, rejected = assemble_lines(ptxas, tmp_path, [*head, f"  {out.strip()}", "  ret;", "}"], {9: out})
+            "  .reg .pred %p<2>;", "  .reg .b32 %r<4>;", "  .reg .b64 %rd<5>;", "  ld.param.u32 %r1, [p];",
+            "  setp.ne.u32 %p1, %r1, 0;"]  # fmt: skip
+    status, rejected = assemble_lines(ptxas, tmp_path, [*head, f"  {out.strip()}", "  ret;", "}"], {11: out})
     assert (status, rejected) == (0, {})
 
 

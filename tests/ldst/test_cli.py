@@ -367,15 +367,21 @@ def test_which_sentence(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_which_json_without_and_with_taddr(capsys: pytest.CaptureFixture[str]) -> None:
     doc = json.loads(ok(capsys, "which", "16x256b", "--num", "x4", "--lane", "9", "--col", "5", "-f", "json"))
-    assert doc == {"thread": 6, "reg": 3, "half": None}
+    assert doc == {"lane": 9, "col": 5, "thread": 6, "reg": 3, "half": None}
     args = ["which", "16x256b", "--num", "x4", "--lane", "41", "--col", "5", "--taddr", "32,0", "-f", "json"]
     doc = json.loads(ok(capsys, *args))
-    assert doc == {"thread": 6, "reg": 3, "half": None, "warp": 1}
+    assert doc == {"lane": 41, "col": 5, "thread": 6, "reg": 3, "half": None, "warp": 1}
 
 
 def test_which_packed_half(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["which", "16x256b", "--num", "x2", "--pack", "--lane", "1", "--col", "5"]
-    assert json.loads(ok(capsys, *args, "-f", "json")) == {"thread": 5, "reg": 0, "half": 1}
+    assert json.loads(ok(capsys, *args, "-f", "json")) == {
+        "lane": 1,
+        "col": 5,
+        "thread": 5,
+        "reg": 0,
+        "half": 1,
+    }
     assert ok(capsys, *args).strip().endswith("thread 5, register r0 bits 31:16")
 
 

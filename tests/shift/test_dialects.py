@@ -148,11 +148,11 @@ def test_ptx_command_every_dialect(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["instruction"] == "tcgen05.shift.cta_group::2.down"
     codes = {d["dialect"]: d for d in out["dialects"]}
     assert list(codes) == list(DIALECTS)
-    assert codes["ptx"]["code"] == "tcgen05.shift.cta_group::2.down [%r0];"
+    assert codes["ptx"]["code"] == "tcgen05.shift.cta_group::2.down [taddr1];"  # the line's own name kept
     assert codes["cutlass"]["code"] is None and "no tcgen05.shift atom" in codes["cutlass"]["notes"][0]
     assert codes["gluon"]["code"] is None and "Gluon has no tcgen05.shift" in codes["gluon"]["notes"][0]
     code, line, err = run(capsys, "ptx", "@%p1 tcgen05.shift.cta_group::1.down [%r2+16]; // x", "-e", "ptx")
-    assert code == 0 and line == "tcgen05.shift.cta_group::1.down [%r0+16];\n"
+    assert code == 0 and line == "@%p1 tcgen05.shift.cta_group::1.down [%r2+16];\n"  # guard and register kept
     assert "tmemviz: note: assembles with ptxas -arch=sm_100a" in err
 
 

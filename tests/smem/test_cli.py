@@ -200,7 +200,7 @@ BAD = [
     (("--m", "2", "--k", "2", "--sbo", "300000"), "does not fit the descriptor's 14-bit field"),
     (("--m", "2", "--k", "2", "--sbo", "1024", "--lbo", "16"), "LBO is unused by K-major 128B layouts"),
     ((), "give --rows and --cols (a dense tile) or --m, --k, --lbo and --sbo"),
-    (("--rows", "128", "--cols", "64", "--offset", "-1"), "--offset must be a byte offset of 0 or more"),
+    (("--rows", "128", "--cols", "64", "--offset", "-1"), "--offset must be a byte offset in 0..233471"),
     (("--rows", "128", "--cols", "64", "--offset", "3", "-f", "csv"), "--offset answers in text or json"),
     (("--rows", "128", "--cols", "64", "--cells", "chunk", "-f", "json"), "--cells chooses what the grid"),
     (("--rows", "1x", "--cols", "64"), "Invalid value for '--rows'"),

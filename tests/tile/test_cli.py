@@ -102,7 +102,7 @@ def test_grid_view(capsys: pytest.CaptureFixture[str], plain_terminal: None) -> 
     assert "w0 T5 i0 r3" in out and "w4 T5 i0 r3" in out  # warps 4-7 hold the right half of N
     lines = [line for line in out.splitlines() if line.strip().startswith("37 ")]
     assert "w1 T5 i0 r0" in lines[0] and "w5 T5 i0 r0" in lines[0]
-    packed = ok(capsys, "tile", "--n", "8", "--shape", "32x32b", "--dtype", "bf16", "--m-row", "2")
+    packed = ok(capsys, "tile", "--n", "16", "--shape", "32x32b", "--dtype", "bf16", "--m-row", "2")
     assert "w0 T2 i0 r0.lo" in packed and "w0 T2 i0 r0.hi" in packed and "w0 T2 i0 r3.hi" in packed
 
 
@@ -124,7 +124,8 @@ def test_summaries_say_the_split(capsys: pytest.CaptureFixture[str], plain_termi
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--n", "100", "--shape", "16x256b"), "N=100 is not a multiple of the instruction width"),
+        (("--n", "100", "--shape", "16x256b"), "N=100 is not a sum of legal MMA N's for layout D"),
+        (("--m", "64", "--n", "24", "--shape", "16x256b", "--dtype", "bf16"), "N=24 is not a multiple"),
         (("--n", "1024", "--shape", "32x32b"), "but Tensor Memory has columns 0..511"),
         (("--n", "63", "--shape", "32x32b", "--dtype", "bf16"), "a 16-bit tile needs an even N"),
         (("--n", "64", "--shape", "32x32b", "--warps", "2"), "--warps must be 4 or 8"),

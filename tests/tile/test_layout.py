@@ -158,7 +158,8 @@ def test_packed_16_bit_elements_share_a_column_and_a_register(catalog: Catalog) 
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"n": 100, "shape": "16x256b"}, "N=100 is not a multiple of the instruction width"),
+        ({"n": 100, "shape": "16x256b"}, "N=100 is not a sum of legal MMA N's for layout D"),
+        ({"n": 24, "m": 64, "shape": "16x256b", "dtype": "bf16"}, "N=24 is not a multiple of"),
         ({"n": 256, "shape": "16x256b", "num": 64}, "supports .num x1..x32"),
         ({"n": 1024, "shape": "32x32b"}, "Tensor Memory has columns 0..511"),
         ({"n": 63, "shape": "32x32b", "dtype": "bf16"}, "needs an even N"),

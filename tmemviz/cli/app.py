@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 from tmemviz.cli.params import Option
-from tmemviz.errors import TmemvizError
+from tmemviz.errors import TmemvizError, one_line
 
 if TYPE_CHECKING:
     import typer
@@ -26,7 +26,8 @@ APP_SETTINGS: dict[str, Any] = {
     "help": (
         "Exact data layouts of Blackwell Tensor Memory: tcgen05.ld/st/cp/shift, shared-memory operands, "
         "whole accumulators and their tcgen05.mma data-path layouts, block-scale factors, and whole PTX "
-        "modules explained. Every showing command writes -o FILE.png/.svg/.html/.json/.csv/.txt."
+        "modules explained. Commands that show a result write -o FILE.png/.svg/.html/.json/.csv/.txt (the "
+        "forms the result has; shapes: .json/.txt); which, where and ptx answer on stdout."
     ),
     "no_args_is_help": True,
     "add_completion": True,
@@ -147,10 +148,45 @@ def main(argv: Optional[list[str]] = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except KeyboardInterrupt:
+        # Ctrl-C: the user knows why; exit as a shell reports SIGINT (128 + 2), without a trace.
+        return INTERRUPTED
+
+
+INTERRUPTED = 130
+"""The exit status after Ctrl-C: 128 + SIGINT, what shells report for an interrupted program."""
+
+
+SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")
+
+
+def _named_shell(args: list[str]) -> bool:
+    """Whether ``--show-completion`` / ``--install-completion`` name their shell (``zsh``, ``--x=fish``).
+
+    Typer reads the shell from the environment unless told not to, and then takes a
+    following ``zsh`` for a stray word: ``--show-completion zsh`` printed the bash script
+    in a bash session. A named shell must win.
+    """
+    for i, arg in enumerate(args):
+        flag, _, value = arg.partition("=")
+        if flag in ("--show-completion", "--install-completion"):
+            return (value or (args[i + 1] if i + 1 < len(args) else "")) in SHELLS
+    return False
 
 
 def _typer_main(args: list[str]) -> int:
     """The full CLI: help, usage errors and every command, parsed by Typer."""
+    if _named_shell(args):
+        switch = "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION"  # Typer's own: take the shell given
+        os.environ[switch] = "1"
+        try:
+            return _typer_run(args)
+        finally:
+            del os.environ[switch]
+    return _typer_run(args)
+
+
+def _typer_run(args: list[str]) -> int:
     import typer
 
     command = typer.main.get_command(_app_for(args))
@@ -159,11 +195,12 @@ def _typer_main(args: list[str]) -> int:
         result = command.main(args=args, prog_name="tmemviz", standalone_mode=False)
     except typer.TyperException as exc:
         # Typer's own usage errors (unknown option, bad choice, not a number).
-        sys.stderr.write(f"tmemviz: {exc.format_message()}\n")
+        sys.stderr.write(f"tmemviz: {one_line(exc.format_message())}\n")
         return 2
     except typer.Abort:
-        sys.stderr.write("tmemviz: aborted\n")
-        return 130
+        return INTERRUPTED  # Click's name for Ctrl-C while it parses: as quiet as main's
+    except SystemExit as exc:  # --show-completion ends with sys.exit(0); main() returns statuses
+        return exc.code if isinstance(exc.code, int) else 0
     return result if isinstance(result, int) else 0
 
 

@@ -12,10 +12,11 @@ from tmemviz.cli.cp import CtaGroupOpt, DecompressOpt, MulticastOpt
 from tmemviz.cli.ldst import AbsOpt, NanOpt, NumOpt, OpOpt, PackOpt, RedOpt, RedTypeOpt, SplitOpt
 from tmemviz.cli.options import AnswerFormat, LayoutsOpt, catalog, deliver, names_copy
 from tmemviz.cli.params import Argument, Option
-from tmemviz.code import DIALECTS, Code
+from tmemviz.code import DIALECTS, Code, as_written
 from tmemviz.draw import records
 from tmemviz.draw.table import DIM, Column, Styled, Table
 from tmemviz.errors import TmemvizError
+from tmemviz.ptx.line import PtxLine
 
 Emit = Enum("Emit", {name.replace("-", "_"): name for name in (*DIALECTS, "all")}, type=str)  # type: ignore[misc]
 
@@ -84,6 +85,11 @@ def ptx(
 
         copy = resolve_copy(found, shape, multicast=multicast, cta_group=cta_group, decompress=decompress)
         mnemonic, codes = copy.mnemonic, [f(copy) for f in cp_dialects.EMITTERS.values()]
+        line = _line(shape)
+        if line is not None:  # [taddr], desc: the descriptor register is the last operand
+            desc = line.operands[-1] if line.operands and not line.operands[-1].startswith("[") else "%rd0"
+            names = [n for n in (copy.base, desc) if n and n.startswith("%")]
+            codes = as_written(codes, copy.statement(copy.base or "%r0", desc), line.guard, names)
     else:
         given = {"--multicast": multicast, "--cta-group": cta_group, "--decompress": decompress}
         wrong = [k for k, v in given.items() if v is not None]
@@ -96,6 +102,9 @@ def ptx(
             layouts, shape, num, pack, split_offset, None, None, op, red, red_type, red_abs, red_nan
         )
         mnemonic, codes = ins.mnemonic, [f(ins) for f in dialects.EMITTERS.values()]
+        if ins.written is not None:
+            names = [n for n in (ins.base, *(ins.written.vector or ()), ins.written.redval) if n]
+            codes = as_written(codes, dialects.written_line(ins), ins.written.guard, names)
     wanted = emit.value
     if wanted != "all":
         codes = [c for c in codes if c.dialect == wanted]
@@ -127,7 +136,20 @@ def _shift_codes(
         raise TmemvizError(
             f"the instruction says .cta_group::{shifted.cta_group} but --cta-group says {cta_group}"
         )
-    return shifted.mnemonic, [f(shifted) for f in shift_dialects.EMITTERS.values()]
+    codes = [f(shifted) for f in shift_dialects.EMITTERS.values()]
+    line = _line(shape)
+    register = shifted.address.register
+    if line is not None and (line.guard or register):
+        written = shifted.statement(register) if register else None
+        codes = as_written(codes, written, line.guard, [register] if register else [])
+    return shifted.mnemonic, codes
+
+
+def _line(shape: str) -> PtxLine | None:
+    """SHAPE as a PTX line (guard, operands), or None for a name."""
+    from tmemviz.ptx.line import is_instruction, parse_line
+
+    return parse_line(shape) if is_instruction(shape) else None
 
 
 def _shown(code: Code) -> str | None:

@@ -193,10 +193,10 @@ def which(
     def answer(lane: int, col: int) -> str:
         owners = layout.which(ins, lane, col, which_half)
         if format is AnswerFormat.json:
-            return records.line(answers.which_record(ins, owners))
+            return records.line(answers.which_record(ins, lane, col, owners))
         return answers.which_sentence(ins, lane, col, owners) + "\n"
 
-    return questions(answer, ("--lane", lane), ("--col", col), batch)
+    return questions(answer, ("--lane", lane), ("--col", col), batch, as_json=format is AnswerFormat.json)
 
 
 def where(
@@ -232,7 +232,7 @@ def where(
             return records.line(answers.where_record(ins, thread, reg, found))
         return answers.where_sentence(ins, thread, reg, found) + "\n"
 
-    return questions(answer, ("--thread", thread), ("--reg", reg), batch)
+    return questions(answer, ("--thread", thread), ("--reg", reg), batch, as_json=format is AnswerFormat.json)
 
 
 COMMANDS = {"layout": layout_command, "which": which, "where": where}

@@ -148,7 +148,7 @@ def show(
         return
     from tmemviz.files import write_atomic
 
-    write_atomic(Path(output), data)
+    write_atomic(output, data)  # as typed: a trailing '/' must reach write_atomic
 
 
 def names_copy(found: Catalog, shape: str) -> bool:
@@ -185,7 +185,9 @@ def deliver(body: str | View, output: Optional[str | Path], notes: Sequence[str]
             console.print(Text(line, style="yellow"), soft_wrap=True)
         if output is None:
             return
-        body = console.export_text()
+        from tmemviz.draw.terminal import plain
+
+        body = plain(console.export_text())
     else:
         body += "".join(f"{line}\n" for line in lines)
     if output is None:
@@ -193,7 +195,7 @@ def deliver(body: str | View, output: Optional[str | Path], notes: Sequence[str]
     else:
         from tmemviz.files import write_atomic
 
-        write_atomic(Path(output), body.encode())
+        write_atomic(output, body.encode())
 
 
 def terminal_width(output: Optional[str | Path]) -> int:
@@ -210,16 +212,23 @@ def questions(
     first: tuple[str, Optional[int]],
     second: tuple[str, Optional[int]],
     batch: Optional[str],
+    *,
+    as_json: bool = False,
 ) -> int:
     """Answer the question the two options ask, or one question per line of ``batch`` ('-' = stdin).
 
     Batch lines hold the two numbers (decimal or 0x hex) separated by a comma or
     spaces; blank lines and ``#`` comments are skipped. Answers stream out one per
-    line as they are computed; a bad line gets one ``tmemviz: line N: ...`` on
-    stderr and the run goes on, ending with status 2.
+    line as they are computed. A bad line gets one ``tmemviz: line N: ...`` on
+    stderr and the run goes on, ending with status 2; with ``as_json`` it gets its
+    JSON line too (``{"line": N, "question": ..., "error": ...}``, or the two numbers
+    and ``error``), so the answers stay one per question, in order.
     """
+    from tmemviz.files import text_lines
+
     (a_flag, a), (b_flag, b) = first, second
-    pair = f"{a_flag.lstrip('-').upper()},{b_flag.lstrip('-').upper()}"
+    a_key, b_key = a_flag.lstrip("-"), b_flag.lstrip("-")
+    pair = f"{a_key.upper()},{b_key.upper()}"
     if batch is None:
         if a is None or b is None:
             raise TmemvizError(f"give {a_flag} and {b_flag}, or --batch FILE with one {pair} per line")
@@ -229,26 +238,27 @@ def questions(
         raise TmemvizError(
             f"--batch reads {pair} from each line of its file; leave out {a_flag} and {b_flag}"
         )
-    live = batch == "-"
-    try:
-        stream = sys.stdin if live else open(batch, encoding="utf-8")  # noqa: SIM115
-    except OSError as exc:
-        raise TmemvizError(f"cannot read {batch}: {exc.strerror or exc}") from None
     failed = 0
-    with stream:
-        for number, line in enumerate(stream, 1):
-            text = line.split("#", 1)[0].strip()
-            if not text:
-                continue
-            try:
-                parts = text.replace(",", " ").split()
-                if len(parts) != 2:
-                    raise TmemvizError(f"expected {pair}, got '{text}'")
-                sys.stdout.write(answer(parse_int(parts[0], a_flag), parse_int(parts[1], b_flag)))
-            except TmemvizError as exc:
-                sys.stdout.flush()
-                sys.stderr.write(f"tmemviz: line {number}: {exc}\n")
-                failed += 1
-            if live:
-                sys.stdout.flush()
+    for number, line in enumerate(text_lines(batch, what=f"one {pair} per line", limit=1 << 16), 1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        asked: dict[str, object] = {"line": number, "question": text}
+        try:
+            parts = text.replace(",", " ").split()
+            if len(parts) != 2:
+                raise TmemvizError(f"expected {pair}, got '{text[:80]}'")
+            x, y = parse_int(parts[0], a_flag), parse_int(parts[1], b_flag)
+            asked = {a_key: x, b_key: y}
+            sys.stdout.write(answer(x, y))
+        except TmemvizError as exc:
+            if as_json:
+                from tmemviz.draw.records import line as json_line
+
+                sys.stdout.write(json_line({**asked, "error": str(exc)}))
+            sys.stdout.flush()
+            sys.stderr.write(f"tmemviz: line {number}: {exc}\n")
+            failed += 1
+        if batch == "-":
+            sys.stdout.flush()
     return 2 if failed else 0

@@ -95,13 +95,13 @@ class Document:
         """The record at these coordinates, e.g. ``which(lane=9, col=5)`` (what holds this cell)."""
         if self.which_of is None:
             raise TmemvizError(f"{_a(self.kind)} result has no which(); look in .cells")
-        return self.which_of(**coordinates)
+        return _ask(self.which_of, "which", coordinates)
 
     def where(self, **coordinates: Any) -> Record:
         """The record of this owner, e.g. ``where(thread=6, reg=3)`` (where does it go)."""
         if self.where_of is None:
             raise TmemvizError(f"{_a(self.kind)} result has no where(); look in .cells")
-        return self.where_of(**coordinates)
+        return _ask(self.where_of, "where", coordinates)
 
     def to_json(self) -> str:
         """The JSON document, exactly as ``--format json`` prints it."""
@@ -121,10 +121,9 @@ class Document:
         """Write what ``-o path`` writes (the format from the suffix), atomically; returns the path."""
         from tmemviz.files import write_atomic
 
-        target = Path(path)
-        fmt = output_format(str(target), None, self)
-        write_atomic(target, render(self, fmt, view=view, detail=detail, dpi=dpi))
-        return target
+        fmt = output_format(str(path), None, self)
+        write_atomic(path, render(self, fmt, view=view, detail=detail, dpi=dpi))
+        return Path(path)
 
     def _repr_html_(self) -> str:
         """The interactive figure (offline, no network), so a bare expression in Jupyter shows it."""
@@ -136,6 +135,32 @@ class Document:
     def __repr__(self) -> str:
         count = f", {len(self.cells)} {self.main}" if self.lists is not None else ""
         return f"<tmemviz {self.kind}: {self.title}{count}>"
+
+
+def _ask(answer: Callable[..., Record], method: str, coordinates: dict[str, Any]) -> Record:
+    """Call a family's which/where with coordinates checked: known names, all required ones, whole
+    numbers (a bool or a float is refused, never read as a lane); text only where the family takes
+    it (a half given as ``"lo"``)."""
+    code = answer.__code__
+    names = code.co_varnames[: code.co_argcount]
+    required = names[: len(names) - len(answer.__defaults__ or ())]
+    listed = ", ".join(names)
+    for name, value in coordinates.items():
+        if name not in names:
+            raise TmemvizError(f"{method}() takes {listed}; '{name}' is not one of them")
+        hint = str(answer.__annotations__.get(name, "int"))
+        if value is None and "None" in hint:
+            continue
+        if isinstance(value, str) and "str" in hint:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
+            from tmemviz.values import kind_of
+
+            raise TmemvizError(f"{method}(): {name} must be a whole number, got {kind_of(value)}")
+    missing = [name for name in required if name not in coordinates]
+    if missing:
+        raise TmemvizError(f"{method}() needs {' and '.join(missing)} (it takes {listed})")
+    return answer(**coordinates)
 
 
 RECORDS = ("json", "csv")
@@ -243,10 +268,13 @@ def json_text(doc: Document) -> str:
     """The JSON document: the header's fields one per line, then each list with one record per line."""
     from tmemviz.draw.records import document, line
 
+    header = dict(doc.header)
+    if doc.notes and "notes" not in header:
+        header["notes"] = list(doc.notes)  # the caveats the table prints under itself belong here too
     lists = list(doc.lists())
     if not lists:
-        return line(dict(doc.header))
-    return document(doc.header, lists, doc.nested)
+        return line(header)
+    return document(header, lists, doc.nested)
 
 
 def figure_spec(doc: Document, detail: str = "auto") -> FigureSpec:
@@ -285,13 +313,13 @@ def plain_text(doc: Document, view: Optional[str] = None, width: int = 160) -> s
     from rich.console import Console
     from rich.text import Text
 
-    from tmemviz.draw.terminal import renderable
+    from tmemviz.draw.terminal import plain, renderable
 
     console = Console(record=True, width=width, file=io.StringIO(), color_system=None)
     console.print(renderable(pick_view(doc, view)(width)))
     for note in doc.notes:
         console.print(Text(f"note: {note}"), soft_wrap=True)
-    return console.export_text()
+    return plain(console.export_text())
 
 
 def notebook_html(doc: Document, detail: str = "auto") -> str:

@@ -15,7 +15,7 @@ from tmemviz.families.cp.layout import Copy, make_copy
 from tmemviz.families.cp.shapes import KIND, CopyShape, Placement
 from tmemviz.ptx.line import Address, is_instruction, parse_line
 from tmemviz.tmem import parse_taddr
-from tmemviz.values import agree
+from tmemviz.values import agree, digits
 
 _UTCCP = re.compile(r"^(?:sm100_utccp_)?([0-9a-z]+?)(?:_([12])cta)?$", re.IGNORECASE)
 _CP_MULTICASTS = {"warpx2::02_13", "warpx2::01_23", "warpx4"}
@@ -69,7 +69,9 @@ def parse_cp_spelling(catalog: Catalog, text: str) -> CopySpelling:
         found = find_cutlass_copy(catalog, m.group(1))
         if found is not None:
             shape, placement = found
-            return CopySpelling(shape.name, placement.multicast, int(m.group(2)) if m.group(2) else None)
+            return CopySpelling(
+                shape.name, placement.multicast, digits(m.group(2), "the CTA group") if m.group(2) else None
+            )
     line = parse_line(text) if is_instruction(text) else None
     opcode = line.opcode if line is not None else text.split()[0]
     tokens = [t for t in opcode.split(".") if t]

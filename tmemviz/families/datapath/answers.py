@@ -153,6 +153,17 @@ def placement_text(path: DataPath) -> str:
 # Records: what --format json / csv print.
 
 
+def ws_values(path: DataPath) -> list[bool]:
+    """The ``.ws`` settings of the MMAs this layout serves, as JSON booleans (tile JSON's ``ws`` is
+    one of them): ``[false]``, ``[true]``, or ``[false, true]`` where the PTX table says either.
+
+    >>> from tmemviz.families.datapath.shapes import shipped_path
+    >>> ws_values(shipped_path("B")), ws_values(shipped_path("D")), ws_values(shipped_path("E"))
+    ([False], [False, True], [True])
+    """
+    return {"no": [False], "yes": [True]}.get(path.ws, [False, True])
+
+
 def table_records(paths: Sequence[DataPath]) -> list[dict[str, Any]]:
     """One per layout: the PTX table's columns and how D is placed."""
     return [
@@ -161,7 +172,7 @@ def table_records(paths: Sequence[DataPath]) -> list[dict[str, Any]]:
             "m": p.m,
             "cta_group": p.cta_group,
             "sparsity": p.sparsity,
-            "ws": p.ws,
+            "ws": ws_values(p),
             "organization": p.organization,
             "placement": p.placement,
             "rows_per_cta": p.rows,
@@ -204,7 +215,7 @@ def header(org: Organization) -> dict[str, Any]:
         "n": org.n,
         "cta_group": path.cta_group,
         "sparsity": path.sparsity,
-        "ws": path.ws,
+        "ws": ws_values(path),
         "organization": path.organization,
         "placement": path.placement,
         "lane_offset": org.offset,
@@ -242,3 +253,19 @@ def cell_rows(org: Organization) -> list[tuple[int, ...]]:
             p = place(org.path, org.n, m, n, org.offset)
             out.append((m, n, p.cta, p.lane, p.col, p.lane // WARP_LANES))
     return out
+
+
+def check_element(path: DataPath, n_total: int, m: int, n: int) -> None:
+    """Refuse a D[m][n] outside the M x N accumulator (a row past M would be read as the next CTA's).
+
+    >>> from tmemviz.families.datapath.shapes import shipped_path
+    >>> check_element(shipped_path("D"), 256, 127, 255)
+    >>> check_element(shipped_path("D"), 256, -1, 0)
+    Traceback (most recent call last):
+    ...
+    tmemviz.errors.TmemvizError: m must be 0..127 (a row of the M=128 accumulator D), got -1
+    """
+    if not 0 <= m < path.m:
+        raise TmemvizError(f"m must be 0..{path.m - 1} (a row of the M={path.m} accumulator D), got {m}")
+    if not 0 <= n < n_total:
+        raise TmemvizError(f"n must be 0..{n_total - 1} (a column of D, N={n_total}), got {n}")

@@ -54,6 +54,9 @@ def organization_document(org: Organization, *, title: str | None = None) -> Doc
         return organization_spec(org, title=title)
 
     def where(m: int, n: int) -> Record:
+        from tmemviz.families.datapath.answers import check_element
+
+        check_element(path, org.n, m, n)
         p = place(path, org.n, m, n, org.offset)
         return Record(m=m, n=n, cta=p.cta, lane=p.lane, col=p.col, warp=p.lane // 32)
 

@@ -69,6 +69,28 @@ def check_n(path: DataPath, n: int, ws: bool = False) -> None:
         )
 
 
+def check_tile_n(path: DataPath, n: int, ws: bool = False) -> None:
+    """Refuse a tile N that no row of MMAs side by side makes: N must be a sum of legal MMA N's.
+
+    Call it with an N that fits Tensor Memory (at most a few thousand), the search is over 0..N.
+
+    >>> from tmemviz.families.datapath.shapes import shipped_paths
+    >>> d = {p.name: p for p in shipped_paths()}["D"]
+    >>> check_tile_n(d, 272), check_tile_n(d, 512)
+    (None, None)
+    """
+    legal = path.legal_n(ws)
+    reachable = [True] + [False] * n
+    for total in range(1, n + 1):
+        reachable[total] = any(total >= step and reachable[total - step] for step in legal)
+    if not reachable[n]:
+        raise TmemvizError(
+            f"N={n} is not a sum of legal MMA N's for layout {path.name} (M={path.m}, "
+            f".cta_group::{path.cta_group}{', .ws' if ws else ''}: N is {path.describe_n(ws)}); a tile "
+            f"wider than one MMA is several MMAs side by side"
+        )
+
+
 def check_offset(path: DataPath, offset: int) -> None:
     """Refuse a lane offset the layout does not allow (only C and F take 16)."""
     if offset not in path.lane_offsets:

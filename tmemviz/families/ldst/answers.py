@@ -77,7 +77,12 @@ def address_note(ins: Instruction) -> str | None:
     value = tmem_address(lane, col)
     imm = f"the address immediate {value} = lane +{lane}, column +{col} (imm >> 16, imm & 0xFFFF)"
     if ins.taddr is None:
-        return f"lanes and columns are relative to the base register {base}; {imm} is applied"
+        # An immediate of 0 (``[%r2]``, ``[%r2 + 0]``) changes nothing: only the frame is worth saying.
+        return f"lanes and columns are relative to the base register {base}" + (
+            f"; {imm} is applied" if value else ""
+        )
+    if not value:
+        return f"--taddr is the value of {base} (lane {ins.taddr[0]}, column {ins.taddr[1]})"
     return (
         f"--taddr is the value of {base} (lane {ins.taddr[0]}, column {ins.taddr[1]}); {imm} is added, "
         f"so the access starts at lane {ins.origin[0]}, column {ins.origin[1]}"
@@ -131,9 +136,11 @@ def csv_rows(cells: tuple[Cell, ...]) -> list[tuple[Any, ...]]:
     return [(c.thread, c.reg, "" if c.half is None else c.half, c.lane, c.col) for c in cells]
 
 
-def which_record(ins: Instruction, owners: tuple[Owner, ...]) -> dict[str, Any]:
+def which_record(ins: Instruction, lane: int, col: int, owners: tuple[Owner, ...]) -> dict[str, Any]:
+    """The answer to ``which`` with its question (lane, col) first, as where_record echoes thread, reg."""
     first = owners[0]
-    record: dict[str, Any] = {"thread": first.thread, "reg": first.reg, "half": first.half}
+    record: dict[str, Any] = {"lane": lane, "col": col, "thread": first.thread, "reg": first.reg}
+    record["half"] = first.half
     if ins.taddr is not None:
         record["warp"] = ins.warp
     if len(owners) > 1:

@@ -54,6 +54,15 @@ def ptx(ins: Instruction) -> Code:
     return Code("ptx", ins.statement("%r0", vector, redval), (RED_TARGET if ins.red else PTX_TARGET,))
 
 
+def written_line(ins: Instruction) -> str | None:
+    """A PTX line given as input, as it wrote its registers (guard apart); None for a bare shape."""
+    written = ins.written
+    if written is None:
+        return None
+    vector, redval = registers(ins)
+    return ins.statement(ins.base or "%r0", written.vector or vector, written.redval or redval)
+
+
 def function_name(ins: Instruction) -> str:
     """``tcgen05_ld_16x256b_pack_16b_x4``; ld.red: ``tcgen05_ld_red_32x32b_x8_max_f32``."""
     shape = ins.shape.name

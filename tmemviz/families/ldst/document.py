@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tmemviz.draw.document import Document, Record
+from tmemviz.errors import TmemvizError
 from tmemviz.families.ldst import answers, layout
 from tmemviz.families.ldst.layout import Instruction
 
@@ -27,7 +28,7 @@ def layout_document(
 
         picked = parse_half(str(half)) if half is not None else None
         owners = layout.which(ins, lane, col, picked)
-        return Record(lane=lane, col=col, **answers.which_record(ins, owners))
+        return Record(answers.which_record(ins, lane, col, owners))
 
     def where(thread: int, reg: int) -> Record:
         return Record(answers.where_record(ins, thread, reg, layout.where(ins, thread, reg)))
@@ -53,6 +54,8 @@ def layout_document(
 
 def pack_document(op: str) -> Document:
     """PTX Figure 193: how .pack::16b (ld) / .unpack::16b (st) pair 16-bit halves; a figure only."""
+    if op not in ("ld", "st"):
+        raise TmemvizError(f"op must be ld (.pack::16b) or st (.unpack::16b), got '{op}'")
 
     def figure(detail: str):
         from tmemviz.families.ldst.figures import pack_spec

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from tmemviz import tmem
 from tmemviz.errors import TmemvizError
 from tmemviz.families.ldst.reduction import Reduced, Reduction, check_reduction
 from tmemviz.families.ldst.shapes import NUMS, Shape
@@ -66,6 +67,15 @@ class Owner(NamedTuple):
     half: int | None
 
 
+class Written(NamedTuple):
+    """What a PTX line names that the layout does not depend on."""
+
+    guard: str | None
+    """``%p1`` or ``!%p1``; None when unguarded."""
+    vector: tuple[str, ...] | None
+    redval: str | None = None
+
+
 @dataclass(frozen=True)
 class Instruction:
     """A fully specified, validated tcgen05.ld or tcgen05.st."""
@@ -87,6 +97,8 @@ class Instruction:
     """The address immediate of ``[base + imm]`` as (lane, column): imm >> 16, imm & 0xFFFF (PTX 9.7.16.2)."""
     base: str | None = None
     """The base register of the address when a PTX line names it; coordinates are relative to it."""
+    written: Written | None = None
+    """The names a PTX line wrote (guard, registers): no part of the layout, kept for ``ptx --emit ptx``."""
 
     @property
     def registers_per_thread(self) -> int:
@@ -166,8 +178,8 @@ class Instruction:
     def describe_span(self) -> str:
         """``lanes 0..15, columns 0..31`` in the instruction's coordinates."""
         lo, hi = self.lane_range()
-        cols = " and ".join(f"{a}..{b}" for a, b in self.column_ranges())
-        return f"lanes {lo}..{hi}, columns {cols}"
+        ranges = self.column_ranges()
+        return f"lanes {lo}..{hi}, {tmem.spans('column', ranges)}"
 
 
 def make_instruction(
@@ -258,7 +270,7 @@ def _check_placement(shape: Shape, taddr: tuple[int, int], warp: int | None) -> 
     if not band <= lane or last > band + WARP_LANES - 1:
         raise TmemvizError(
             f"warp {warp} may access only lanes {band}..{band + WARP_LANES - 1} (PTX 9.7.16.8.1), "
-            f"but {shape.name} at taddr lane {lane} touches lanes {lane}..{last}"
+            f"but {shape.name} at taddr lane {lane} touches lanes {lane}..{last}{tmem.band_hint(lane, last)}"
         )
     return warp
 
@@ -311,6 +323,7 @@ def which(ins: Instruction, lane: int, col: int, half: int | None = None) -> tup
     if not 0 <= rel_lane < shape.lanes or not any(a <= col <= b for a, b in ins.column_ranges()):
         raise TmemvizError(
             f"lane {lane}, column {col} is outside {ins.qualifiers}, which covers {ins.describe_span()}"
+            + tmem.lane_hint(lane, lane0, shape.lanes, ins.taddr, ins.offset[0])
         )
     if half is not None and half not in (0, 1):
         raise TmemvizError(f"half must be lo (bits 15:0) or hi (bits 31:16), got {half}")

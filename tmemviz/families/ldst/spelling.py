@@ -17,12 +17,12 @@ from dataclasses import dataclass, replace
 
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
-from tmemviz.families.ldst.layout import Instruction, make_instruction
+from tmemviz.families.ldst.layout import Instruction, Written, make_instruction
 from tmemviz.families.ldst.reduction import RED_OPS, RED_TYPES, Reduction
 from tmemviz.families.ldst.shapes import KIND
 from tmemviz.ptx.line import Address, PtxLine, is_instruction, parse_immediate, parse_line
 from tmemviz.tmem import parse_taddr
-from tmemviz.values import agree, parse_int
+from tmemviz.values import MAX_DIGITS, agree, digits, parse_int, too_long
 
 _CUTLASS = re.compile(r"^(?:sm100_tmem_(load|store)_)?(\d+dp\d+b)(\d+)x(_16b)?$", re.IGNORECASE)
 _NUM = re.compile(r"^\.?x?(\d+)$", re.IGNORECASE)
@@ -50,6 +50,8 @@ class Spelling:
     """The ``[base + immediate]`` operand of a PTX line, where written."""
     registers: tuple[str, ...] | None = None
     """The register names of the vector in order, when the line writes them all (no ``...``)."""
+    redval: str | None = None
+    """The redval register of a tcgen05.ld.red line (braces, which compilers may write, removed)."""
 
 
 def parse_spelling(text: str) -> Spelling:
@@ -70,7 +72,7 @@ def parse_spelling(text: str) -> Spelling:
     m = _CUTLASS.match(text)
     if m:
         op = {"load": "ld", "store": "st"}.get((m.group(1) or "").lower())
-        return Spelling(m.group(2), int(m.group(3)), bool(m.group(4)) or None, op)
+        return Spelling(m.group(2), digits(m.group(3), ".num"), bool(m.group(4)) or None, op)
     line = parse_line(text) if is_instruction(text) else None
     opcode, _, operands = (line.opcode, "", "") if line else text.partition(" ")
     tokens = [t for t in opcode.split(".") if t]
@@ -111,7 +113,7 @@ def parse_spelling(text: str) -> Spelling:
         elif re.fullmatch(r"x\d+", low):
             if num is not None:
                 raise TmemvizError(f"'{text}' has two .num qualifiers (.x{num} and .{token}); give one")
-            num = int(low[1:])
+            num = digits(low[1:], ".num")
         elif shape is None:
             shape = token
         else:
@@ -135,33 +137,76 @@ def _line_spelling(line: PtxLine, spelled: Spelling) -> Spelling:
     >>> s.guard, s.address, s.registers, s.vector_size
     ('%p2', Address(base='%r2', offset=1048576), ('%r3',), 1)
     """
-    immediates = [v for o in line.operands if not o.startswith(("[", "{")) for v in [parse_immediate(o)]]
-    numbers = [v for v in immediates if v is not None]
+    after = [
+        o
+        for o in line.operands[_address_index(line.operands) + 1 :]
+        if not o.startswith("{") and o not in ("...", "…")
+    ]
+    if len(after) > 1:
+        raise TmemvizError(f"'{', '.join(after)}' after the address: only one split offset may follow it")
+    offset = _split_offset(after[0]) if after else None
     vectors = line.vectors()
     vector = (vectors[-1] if spelled.op == "st" else vectors[0]) if vectors else None
     names = vector if vector is not None and all(x not in ("...", "…") for x in vector) else None
     return replace(
         spelled,
-        split_offset=numbers[-1] if numbers else None,
+        split_offset=offset,
         vector_size=len(names) if names is not None else None,
         guard=line.guard,
         address=line.address(),
         registers=names,
+        redval=_redval(line.operands) if spelled.red is not None else None,
     )
 
 
+def _redval(operands: list[str] | tuple[str, ...]) -> str | None:
+    """ld.red's ``redval``: the operand between the vector and ``[taddr]`` (PTX 9.7.16.8.3)."""
+    before = operands[1 : max(_address_index(operands), 0)]
+    return before[0].strip("{} ") if len(before) == 1 else None
+
+
+def _address_index(operands: list[str] | tuple[str, ...]) -> int:
+    """Where ``[taddr]`` is among the operands (-1 when it is not written, e.g. a bare shape)."""
+    return next((i for i, o in enumerate(operands) if o.startswith("[")), -1)
+
+
+def _split_offset(text: str) -> int:
+    """The operand after ``[taddr]``: immHalfSplitoff, which PTX 9.7.16.8.3 makes an immediate.
+
+    A register or a typo is refused, never read as "no offset" (which would draw the default).
+
+    >>> _split_offset("0x10"), _split_offset("8U")
+    (16, 8)
+    """
+    word = text.strip()
+    if len(word) > MAX_DIGITS + 3:
+        raise TmemvizError(too_long("the split offset (immHalfSplitoff)", word))
+    value = parse_immediate(word)
+    if value is None:
+        raise TmemvizError(
+            f"the split offset (immHalfSplitoff) after the address must be an immediate number, got "
+            f"'{word}' (PTX 9.7.16.8.3)"
+        )
+    return value
+
+
 def _operands(text: str) -> tuple[int | None, int | None]:
-    """The immediate split offset and the register-vector size, where written."""
+    """The immediate split offset and the register-vector size, where written (``[t], 4``)."""
     vector = None
     braces = re.search(r"\{([^}]*)\}", text)
     if braces:
         items = [x.strip() for x in braces.group(1).split(",") if x.strip()]
         if all(x not in ("...", "…") for x in items):
             vector = len(items)
-    bare = re.sub(r"\{[^}]*\}|\[[^\]]*\]", "", text).replace(";", "")
-    numbers = [t.strip() for t in bare.split(",") if re.fullmatch(r"\s*(0x[0-9a-f]+|\d+)\s*", t, re.I)]
-    offset = parse_int(numbers[-1], "immHalfSplitoff") if numbers else None
-    return offset, vector
+    operands = [
+        t.strip() for t in re.split(r"(\{[^}]*\}|\[[^\]]*\])|,", text.replace(";", "")) if t and t.strip()
+    ]
+    after = [
+        o for o in operands[_address_index(operands) + 1 :] if not o.startswith("{") and o not in ("...", "…")
+    ]
+    if len(after) > 1:
+        raise TmemvizError(f"'{', '.join(after)}' after the address: only one split offset may follow it")
+    return (_split_offset(after[0]) if after else None), vector
 
 
 def parse_num(text: str) -> int:
@@ -173,7 +218,7 @@ def parse_num(text: str) -> int:
     m = _NUM.match(text.strip())
     if not m:
         raise TmemvizError(f"--num must look like x4 or 4 (one of x1, x2, x4, ..., x128), got '{text}'")
-    return int(m.group(1))
+    return digits(m.group(1), "--num")
 
 
 def parse_threads(text: str) -> frozenset[int]:
@@ -249,6 +294,8 @@ def resolve(
         offset=spelled.address.lane_col_at(where) if spelled.address is not None else (0, 0),
         base=spelled.address.base if spelled.address is not None else None,
     )
+    if spelled.guard is not None or spelled.registers is not None:
+        ins = replace(ins, written=Written(spelled.guard, spelled.registers, spelled.redval))
     if spelled.vector_size is not None and spelled.vector_size != ins.registers_per_thread:
         raise TmemvizError(
             f"the register vector has {spelled.vector_size} registers, but {ins.qualifiers} needs "

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from tmemviz.errors import TmemvizError
 from tmemviz.families.mma.idesc import KINDS, SCALED_KINDS, Idesc, check_kind, decode, encode
 from tmemviz.ptx.line import Address, PtxLine, parse_address, parse_immediate, parse_line
-from tmemviz.values import parse_int
+from tmemviz.values import MAX_DIGITS, clip, parse_int
 
 _COLLECTOR = re.compile(r"^collector::(a|b[0-3])::(fill|use|lastuse|discard)$")
 _SCALE_VEC = re.compile(r"^(scale_vec::(1x|2x|4x)|block16|block32)$")
@@ -143,13 +143,15 @@ def parse_idesc_value(text: str | int) -> int:
     >>> parse_idesc_value("136314896") == parse_idesc_value("0x08200010")
     True
     """
-    if isinstance(text, int):
+    if isinstance(text, int) and not isinstance(text, bool):
         value = text
     else:
+        if not isinstance(text, str) or len(text.strip()) > MAX_DIGITS:
+            value = parse_int(text, "the instruction descriptor")  # refuses what no descriptor is
         found = parse_immediate(text)
         value = found if found is not None else parse_int(text, "the instruction descriptor")
     if not 0 <= value < 1 << 32:
-        raise TmemvizError(f"an instruction descriptor is a 32-bit value, got {text}")
+        raise TmemvizError(f"an instruction descriptor is a 32-bit value, got {clip(str(text))}")
     return value
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tmemviz.errors import TmemvizError
 from tmemviz.families.smem.descriptor import UNUSED_LBO, decode, encode_layout
-from tmemviz.families.smem.layout import CHUNK_BYTES, SmemLayout
+from tmemviz.families.smem.layout import CHUNK_BYTES, SMEM_BYTES, SmemLayout
 
 BASE_NOTE = "byte offsets are from a base aligned to 1024 bytes (the longest swizzle repeat)"
 """The one assumption of every offset shown: the swizzle acts on absolute address bits (PTX 9.7.16.3)."""
@@ -93,8 +93,10 @@ def offset_record(layout: SmemLayout, byte: int) -> dict[str, int | None]:
     >>> offset_record(dense_tile("K", "128B", "bf16", 128, 64), 1041)
     {'byte': 1041, 'row': 8, 'col': 8, 'element_byte': 1, 'chunk': 65}
     """
-    if isinstance(byte, bool) or not isinstance(byte, int) or byte < 0:
-        raise TmemvizError(f"--offset must be a byte offset of 0 or more, got {byte!r}")
+    if isinstance(byte, bool) or not isinstance(byte, int) or not 0 <= byte < SMEM_BYTES:
+        raise TmemvizError(
+            f"--offset must be a byte offset in 0..{SMEM_BYTES - 1} (228 KB of shared memory), got {byte!r}"
+        )
     found = layout.element_at(byte)
     row, col = found if found is not None else (None, None)
     inside = None if found is None else byte - layout.byte_of(*found)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from math import prod
 
 from tmemviz.errors import TmemvizError
 from tmemviz.families.smem.shapes import MAJORS, Swizzle, find_swizzle
@@ -39,6 +40,9 @@ CHUNK_BYTES = 16
 
 OFFSET_LIMIT = ((1 << 14) - 1) * CHUNK_BYTES
 """Largest LBO/SBO: the descriptor stores them >> 4 in 14 bits (PTX descriptor table)."""
+
+SMEM_BYTES = 228 * 1024
+"""Shared memory of one SM of compute capability 10.x: 228 KB (CUDA Programming Guide)."""
 
 Modes = tuple[tuple[int, ...], tuple[int, ...]]
 """(row mode, col mode): extents or strides of each sub-mode."""
@@ -165,6 +169,10 @@ class SmemLayout:
         for name, value in (("LBO", self.lbo), ("SBO", self.sbo)):
             if value is not None:
                 check_offset(name, value)
+        if (size := prod(self.shape[0]) * prod(self.shape[1]) * element_bits(self.dtype) // 8) > SMEM_BYTES:
+            raise TmemvizError(
+                f"this layout is {size} bytes; one SM's shared memory holds {SMEM_BYTES} (228 KB)"
+            )
         self._owners  # noqa: B018 -- builds the byte map now, so a layout that overlaps never exists
 
     # -- sizes -------------------------------------------------------------------------------
@@ -179,12 +187,12 @@ class SmemLayout:
     @property
     def rows(self) -> int:
         """M/N extent in elements."""
-        return _product(self.shape[0])
+        return prod(self.shape[0])
 
     @property
     def cols(self) -> int:
         """K extent in elements."""
-        return _product(self.shape[1])
+        return prod(self.shape[1])
 
     def notation(self) -> str:
         """The PTX/CuTe spelling; no ``Swizzle<0,4,3> o`` prefix for unswizzled layouts (as PTX prints
@@ -280,13 +288,6 @@ class SmemLayout:
         for name, value, extent in (("row", row, self.rows), ("col", col, self.cols)):
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < extent:
                 raise TmemvizError(f"{name} {value!r} is outside the layout; allowed 0..{extent - 1}")
-
-
-def _product(values: tuple[int, ...]) -> int:
-    result = 1
-    for v in values:
-        result *= v
-    return result
 
 
 def _elements(value: int, bits: int) -> int:

@@ -15,7 +15,7 @@ from tmemviz.errors import TmemvizError
 from tmemviz.families.smem.descriptor import BASE32B, Descriptor, decode, encode
 from tmemviz.families.smem.layout import DTYPE_BITS, SmemLayout, canonical, dense_tile
 from tmemviz.families.smem.shapes import KIND, MAJORS, Swizzle
-from tmemviz.values import parse_int
+from tmemviz.values import MAX_DIGITS, clip, parse_int, too_long
 
 _MAJOR = {"k": "K", "mn": "MN", "m": "MN", "n": "MN"}
 _NOTATION = re.compile(r"^swizzle\s*<\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*>$", re.IGNORECASE)
@@ -151,7 +151,11 @@ def parse_descriptor(text: str) -> int:
     key = re.sub(r"[\s_']", "", text).lower()
     digits = key[2:] if key.startswith("0x") else key
     if not digits or not re.fullmatch(r"[0-9a-f]+", digits):
-        raise TmemvizError(f"descriptor '{text}' is not a hexadecimal number such as 0x4000404000010000")
+        raise TmemvizError(
+            f"descriptor '{clip(text)}' is not a hexadecimal number such as 0x4000404000010000"
+        )
+    if len(digits) > MAX_DIGITS:
+        raise TmemvizError(too_long("the descriptor", digits))
     if not key.startswith("0x") and digits.isdigit():
         raise TmemvizError(
             f"descriptor '{text}' has no 0x and no hex letters, so it could be hex or decimal; "

@@ -10,6 +10,7 @@ from typing import Any
 from tmemviz.families.datapath.organization import unplace
 from tmemviz.families.tile.layout import Element, Issued, Tile
 from tmemviz.tmem import span_text
+from tmemviz.values import plural
 
 HALF_BITS = {0: "bits 15:0", 1: "bits 31:16"}
 
@@ -128,7 +129,8 @@ def element_sentence(tile: Tile, e: Element) -> str:
 def notes(tile: Tile) -> tuple[str, ...]:
     """What the data-path layout's file says a user should know (sources that disagree included)."""
     path = tile.path
-    out = list(path.notes)
+    # A layout file's note that starts "With .ws" is about weight-stationary MMAs, not this tile without.
+    out = [note for note in path.notes if tile.ws or not note.startswith("With .ws")]
     if path.placement != "folded" and not tile.ws and tile.n not in path.legal_n():
         out.append(
             f"N={tile.n} is not one MMA's N for layout {path.name} ({path.describe_n()}): read as several "
@@ -311,7 +313,7 @@ def plan_lines(tile: Tile, contiguous: int, by_shape: list[tuple[str, int | None
         )
     expected = path.rows * tile.n * tile.bits // 32 // (32 * tile.warps)
     lines.append(
-        f"registers per thread: {tile.registers_per_thread} = {per_warp} instructions x "
+        f"registers per thread: {tile.registers_per_thread} = {plural(per_warp, 'instruction')} x "
         f"{ins.registers_per_thread} ({path.rows}*N*{tile.bits}/32 / (32*{tile.warps}) = {expected})"
         + ("; more than the 255 a thread can hold, so a kernel loads N in slices" if expected > 255 else "")
     )

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from tmemviz.errors import TmemvizError
-from tmemviz.families.datapath.organization import check_n, check_offset, choose, place, unplace
+from tmemviz.families.datapath.organization import check_n, check_offset, check_tile_n, choose, place, unplace
 from tmemviz.families.datapath.shapes import DataPath
 from tmemviz.families.ldst.layout import cells, which
 from tmemviz.families.ldst.shapes import Shape
@@ -217,6 +217,8 @@ def make_tile(
             f"{', two per column' if storage == 'packed' else ''}), but Tensor Memory has columns "
             f"0..{TMEM_COLUMNS - 1}"
         )
+    if path.placement != "folded" and not ws:
+        check_tile_n(path, n)  # after the column check, which bounds N
     if WARP_LANES % shape.lanes:
         raise TmemvizError(f"{shape.name} covers {shape.lanes} lanes, which do not tile a 32-lane warp band")
     plan = make_plan(path, shape, n, warps, bits, storage, base[0])
