@@ -26,6 +26,7 @@ CALLS: dict[str, dict[str, Any]] = {
     "tile": {"n": 32, "shape": "32x32b"},
     "idesc": {"value": "0x08200010", "kind": "f16"},
     "explain": {"text": "tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r1}, [%r2];"},
+    "check": {"text": "tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r1}, [%r2];"},
     "datapath": {"letter": "D"},
     "scales": {"k": 128, "m": 128},
 }

@@ -114,8 +114,8 @@ def test_dev_zero_and_a_directory_are_refused_with_flat_memory(
 def test_standard_input_twice(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(LD.encode())))
     code, out, err = run(capsys, "explain", "-", "-")
-    check(code, err)
-    assert code == 0 and out
+    check(code, err)  # refused in one sentence: standard input can be read once
+    assert code == 2 and "standard input" in err and out == ""
 
 
 SHAPE_FILES = {

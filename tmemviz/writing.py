@@ -9,13 +9,23 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tmemviz.errors import TmemvizError
 
+Produce = Callable[[Callable[[bytes], Any]], Any]
+"""Writes a file's bytes, piece by piece, through the ``write`` it is given (a streamed document)."""
+
 
 def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> None:
-    """Write ``data`` to ``path`` as ``-o`` promises: all or nothing, and never damaging the file system.
+    """Write ``data`` to ``path``: :func:`write_with` for bytes already made."""
+    write_with(path, lambda write: write(data), durable=durable)
+
+
+def write_with(path: str | os.PathLike[str], produce: Produce, *, durable: bool = True) -> None:
+    """Write what ``produce`` makes to ``path`` as ``-o`` promises: all or nothing, never damaging anything.
 
     - A regular file is replaced atomically (a temp file in the same directory, then a
       rename), so readers never see a half-written file; on any failure the temp file is
@@ -26,8 +36,8 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = T
       directory) and the link stays a link.
     - A file with more than one hard link is written in place, keeping every link: a
       rename would split the links, leaving the other names pointing at the old data.
-      The bytes are all computed before the file is opened, so the window in which a
-      reader may see a short file is one ``write`` call.
+      Bytes made up front are one ``write`` call; a streamed document is written as it is
+      made, so a reader of another link may see it grow.
     - A special file (a FIFO, a terminal, ``/dev/null``, anything under ``/dev`` or
       ``/proc``) is written in place: renaming over it would replace a device with a
       regular file. ``/dev/stdout`` and ``/dev/stderr`` are this process's own streams.
@@ -39,7 +49,7 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = T
     name = os.fspath(path)
     stream = _STREAMS.get(name)
     if stream is not None:
-        _write_stream(name, stream, data)
+        _write_stream(name, stream, produce)
         return
     if name.endswith(("/", os.sep)) or (os.altsep and name.endswith(os.altsep)):
         raise TmemvizError(f"cannot write {name}: a path ending in '/' names a directory; give a file name")
@@ -52,10 +62,10 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = T
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise TmemvizError(f"cannot write {name}: it is a directory; give a file name")
     if _in_place(name, info):
-        _write_in_place(name, data, durable=durable)
+        _write_in_place(name, produce, durable=durable)
         return
     target = Path(os.path.realpath(name)) if os.path.islink(name) else Path(name)
-    _replace(name, target, data, info, durable=durable)
+    _replace(name, target, produce, info, durable=durable)
 
 
 _STREAMS = {"/dev/stdout": 1, "/dev/stderr": 2, "/dev/fd/1": 1, "/dev/fd/2": 2}
@@ -63,16 +73,16 @@ _STREAMS = {"/dev/stdout": 1, "/dev/stderr": 2, "/dev/fd/1": 1, "/dev/fd/2": 2}
 system's ``/dev/stdout`` may be missing or, in some containers, an unrelated regular file."""
 
 
-def _write_stream(name: str, fd: int, data: bytes) -> None:
+def _write_stream(name: str, fd: int, produce: Produce) -> None:
     target = sys.stdout if fd == 1 else sys.stderr
     try:
         target.flush()
         buffer = getattr(target, "buffer", None)
         if buffer is not None:
-            buffer.write(data)
+            produce(buffer.write)
             buffer.flush()
         else:
-            target.write(data.decode("utf-8", errors="replace"))
+            produce(lambda data: target.write(data.decode("utf-8", errors="replace")))
             target.flush()
     except OSError as exc:
         raise TmemvizError(f"cannot write {name}: {exc.strerror or exc}") from None
@@ -88,10 +98,10 @@ def _in_place(name: str, info: os.stat_result | None) -> bool:
     return system or info.st_nlink > 1
 
 
-def _write_in_place(name: str, data: bytes, *, durable: bool) -> None:
+def _write_in_place(name: str, produce: Produce, *, durable: bool) -> None:
     try:
         with open(name, "wb") as handle:
-            handle.write(data)
+            produce(handle.write)
             handle.flush()
             if durable and stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 os.fsync(handle.fileno())
@@ -99,7 +109,9 @@ def _write_in_place(name: str, data: bytes, *, durable: bool) -> None:
         raise TmemvizError(f"cannot write {name}: {exc.strerror or exc}") from None
 
 
-def _replace(name: str, target: Path, data: bytes, info: os.stat_result | None, *, durable: bool) -> None:
+def _replace(
+    name: str, target: Path, produce: Produce, info: os.stat_result | None, *, durable: bool
+) -> None:
     """Write a temp file beside ``target`` and rename it over ``target``."""
     import tempfile
 
@@ -111,7 +123,7 @@ def _replace(name: str, target: Path, data: bytes, info: os.stat_result | None, 
         raise TmemvizError(f"cannot write {name}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            produce(handle.write)
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())

@@ -36,7 +36,8 @@ def test_exit_statuses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 def test_json_is_files_with_findings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "check", str(broken(tmp_path)), "--format", "json")
     doc = json.loads(out)
-    assert code == 1 and list(doc) == ["files"]
+    # The caveat the table prints travels with the JSON (P18: JSON keeps what .notes carry).
+    assert code == 1 and list(doc) == ["notes", "files"] and all(isinstance(n, str) for n in doc["notes"])
     (f,) = doc["files"]
     assert f["path"].endswith("bad.ptx")
     assert all(set(x) == {"line", "severity", "rule", "message"} for x in f["findings"])

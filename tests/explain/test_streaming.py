@@ -11,6 +11,7 @@ import pytest
 import tmemviz
 from tests.cli_run import bad, ok
 from tmemviz.api import catalog
+from tmemviz.families.explain.document import NOTES
 from tmemviz.families.explain.ops import Explainer
 from tmemviz.families.explain.scan import Module, records
 from tmemviz.families.explain.source import scanned
@@ -23,7 +24,7 @@ ALL = sorted(FIXTURES.glob("*.ptx"))
 def streamed(paths: list[Path]) -> str:
     out = io.StringIO()
     explainer = Explainer(catalog())
-    write_json(scanned(paths, None, explainer), explainer, out.write)
+    write_json(scanned(paths, None, explainer), explainer, out.write, NOTES)
     return out.getvalue()
 
 

@@ -73,6 +73,7 @@ def stream_json(
     files: Sequence[str | os.PathLike[str]], text: str | None, catalog: Catalog, output: str | None
 ) -> None:
     """``explain -f json``: records written as they are made (to stdout, or atomically to ``output``)."""
+    from tmemviz.families.explain.document import NOTES
     from tmemviz.families.explain.ops import Explainer
     from tmemviz.families.explain.stream import to_output, write_json
 
@@ -83,7 +84,7 @@ def stream_json(
         return
     import itertools
 
-    to_output(output, lambda write: write_json(itertools.chain([first], found), explainer, write))
+    to_output(output, lambda write: write_json(itertools.chain([first], found), explainer, write, NOTES))
 
 
 def _check_regular(name: str) -> None:

@@ -9,7 +9,6 @@ failure leaves no half-written file.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -25,11 +24,13 @@ def write_json(
     scanned: Iterable[tuple[Module, Iterable[dict[str, Any]]]],
     explainer: Explainer,
     write: Callable[[str], Any],
+    notes: Iterable[str] = (),
 ) -> int:
     """Write the JSON document of each (module, its records as they are made) with ``write``; returns the
     instruction count. ``explainer`` is the one that makes the records (its cells are written lazily)."""
     explainer.lazy_cells = True
-    write('{\n "files": [\n')
+    notes = list(notes)  # the caveats the table prints, first, as the document's JSON has them
+    write("{\n" + (f' "notes": {json.dumps(notes)},\n' if notes else "") + ' "files": [\n')
     total = 0
     for index, (module, made) in enumerate(scanned):
         opened = False
@@ -64,27 +65,12 @@ def _record_text(record: dict[str, Any], explainer: Explainer) -> str:
 
 
 def to_output(output: str | None, produce: Callable[[Callable[[str], Any]], Any]) -> None:
-    """Run ``produce(write)`` into stdout (``None`` or ``-``) or into ``output``, atomically."""
+    """Run ``produce(write)`` into stdout (``None`` or ``-``) or into ``output`` as every ``-o`` is
+    written (:func:`tmemviz.writing.write_with`: atomic for a regular file, in place for a device)."""
     if output is None or output == "-":
         produce(sys.stdout.write)
         sys.stdout.flush()
         return
-    import tempfile
+    from tmemviz.writing import write_with
 
-    from tmemviz.errors import TmemvizError
-
-    directory = os.path.dirname(output) or "."
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".tmemviz-", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise TmemvizError(f"cannot write {output}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            produce(handle.write)
-        os.replace(tmp, output)
-    except BaseException:
-        import contextlib
-
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_with(output, lambda write: produce(lambda text: write(text.encode("utf-8"))))
