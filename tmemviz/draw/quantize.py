@@ -52,13 +52,12 @@ def _nearest(found, table):  # type: ignore[no-untyped-def]
 def _mapped(pixels, table):  # type: ignore[no-untyped-def]
     """The page's palette indices, strip by strip (no second copy of a big page)."""
     import numpy as np
+    from PIL import Image
 
     height, width = pixels.shape[:2]
-    # Every color of the page (a 24-bit presence map), then each one's nearest palette entry.
-    present = np.zeros(1 << 24, dtype=bool)
-    for top in range(0, height, STRIP_ROWS):
-        present[_packed(pixels[top : top + STRIP_ROWS])] = True
-    found = np.flatnonzero(present)
+    # Every color of the page (Pillow counts them without a copy), then each one's nearest entry.
+    page = Image.frombuffer("RGBA", (width, height), np.ascontiguousarray(pixels), "raw", "RGBA", 0, 1)
+    found = np.array(sorted(r << 16 | g << 8 | b for _, (r, g, b, _) in page.getcolors(width * height)))
     lut = np.zeros(1 << 24, dtype=np.uint8)
     lut[found] = _nearest(found, table)
     index = np.empty((height, width), dtype=np.uint8)
@@ -68,7 +67,7 @@ def _mapped(pixels, table):  # type: ignore[no-untyped-def]
 
 
 def _packed(pixels):  # type: ignore[no-untyped-def]
-    """RGB of an (h, w, 4) uint8 array as one (h, w) integer each: 0xRRGGBB."""
+    """RGB of an (..., 3 or 4) uint8 array as one integer each: 0xRRGGBB."""
     import numpy as np
 
     p = pixels.astype(np.uint32)
@@ -77,7 +76,7 @@ def _packed(pixels):  # type: ignore[no-untyped-def]
 
 def palette_of(sample) -> list[tuple[int, int, int]]:  # type: ignore[no-untyped-def]
     """At most 256 colors for the (h, w, 3) uint8 ``sample``: all of them when there are no more, else
-    the :data:`EXACT` most frequent and a median cut of the whole."""
+    the :data:`EXACT` most frequent and a median cut of the pixels they leave (anti-aliased edges)."""
     import numpy as np
     from PIL import Image
 
@@ -86,8 +85,12 @@ def palette_of(sample) -> list[tuple[int, int, int]]:  # type: ignore[no-untyped
     colors = [tuple(c) for _, c in counted]
     if len(colors) <= 256:
         return colors
-    cut = image.quantize(colors=256 - EXACT, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
-    flat = cut.getpalette() or []
     kept = colors[:EXACT]
+    common = np.zeros(1 << 24, dtype=bool)
+    common[[r << 16 | g << 8 | b for r, g, b in kept]] = True
+    rest = sample[~common[_packed(sample)]]
+    row = Image.fromarray(np.ascontiguousarray(rest.reshape(1, -1, 3)), "RGB")
+    cut = row.quantize(colors=256 - EXACT, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    flat = cut.getpalette() or []
     extra = [tuple(flat[i : i + 3]) for i in range(0, 3 * (256 - EXACT), 3)]
     return kept + [c for c in dict.fromkeys(extra) if c not in kept]
