@@ -18,7 +18,6 @@ import numpy as np
 from matplotlib import rc_context
 from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties, findfont
@@ -46,6 +45,12 @@ RC = {
 }
 
 
+def _is_svg(renderer) -> bool:  # type: ignore[no-untyped-def]
+    """Whether matplotlib is writing SVG (its SVG renderer, behind the mixed-mode one, keeps an XML
+    writer); asked without importing the SVG backend, which a PNG never needs."""
+    return hasattr(getattr(renderer, "_renderer", renderer), "writer")
+
+
 class Labels(Artist):
     """Centered monospace labels ``(x, y, text, dim)`` in data units, without per-text layout."""
 
@@ -62,7 +67,7 @@ class Labels(Artist):
         px = renderer.points_to_pixels(1.0)
         gc = renderer.new_gc()
         gc.set_linewidth(0)
-        if isinstance(getattr(renderer, "_renderer", renderer), RendererSVG):
+        if _is_svg(renderer):
             prop = FontProperties(family="DejaVu Sans Mono", size=self._size)
             # Like matplotlib's Text.draw: vector renderers with a flipped y axis (SVG) take y from the top.
             height = renderer.get_canvas_width_height()[1]
@@ -118,7 +123,7 @@ class Tooltips(Artist):
 
     def draw(self, renderer) -> None:  # type: ignore[no-untyped-def]
         vector = getattr(renderer, "_renderer", renderer)
-        if not isinstance(vector, RendererSVG) or self.axes is None:
+        if not _is_svg(renderer) or self.axes is None:
             return
         gc = renderer.new_gc()
         gc.set_linewidth(0)
