@@ -33,6 +33,7 @@ from tmemviz.errors import TmemvizError
 
 FORMATS = ("png", "svg")
 CAPTION_PT = 7.0
+EDGE = "#333333"
 MONO_ADVANCE = 0.6020508
 """DejaVu Sans Mono advance width in em (1233/2048)."""
 DIM_RGBA = (0.47, 0.47, 0.47, 1.0)
@@ -113,29 +114,49 @@ class Labels(Artist):
             renderer.draw_markers(gc, glyph, identity, Path(np.array(where, dtype=float)), identity, color)
 
 
-class Tooltips(Artist):
-    """In SVG, one ``<g>`` per cell holding a ``<title>``: a browser shows it on hover."""
+class Boxes(PolyCollection):
+    """The boxes' fills and edges in a raster; an SVG draws each box with its tooltip instead (Cells)."""
+
+    def draw(self, renderer) -> None:  # type: ignore[no-untyped-def]
+        if not _is_svg(renderer):
+            super().draw(renderer)
+
+
+class Cells(Artist):
+    """In SVG, one ``<g id="cellN">`` per box holding its ``<title>`` (a browser shows it on hover) and
+    its filled, edged path, written directly: matplotlib's path and style machinery per box, twice (the
+    collection, then a hover target), was most of the time of a big SVG."""
 
     def __init__(self, boxes: list[Box]) -> None:
         super().__init__()
-        self.set_zorder(2.5)
+        self.set_zorder(1)  # where the collection draws them in a raster: under frames and labels
         self._boxes = boxes
 
     def draw(self, renderer) -> None:  # type: ignore[no-untyped-def]
-        vector = getattr(renderer, "_renderer", renderer)
-        if not _is_svg(renderer) or self.axes is None:
+        if not _is_svg(renderer) or self.axes is None or not self._boxes:
             return
-        gc = renderer.new_gc()
-        gc.set_linewidth(0)
-        transform = self.axes.transData
-        for i, box in enumerate(self._boxes):
-            renderer.open_group("cell", gid=f"cell{i}")
-            vector.writer.element("title", literal(box.tooltip))
-            x0, y0, x1, y1 = box.x, box.y, box.x + box.w, box.y + box.h
-            rect = Path([(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)], closed=True)
-            renderer.draw_path(gc, rect, transform, (1, 1, 1, 0))
-            renderer.close_group("cell")
-        gc.restore()
+        vector = getattr(renderer, "_renderer", renderer)
+        corners = np.array([(b.x, b.y, b.x + b.w, b.y + b.h) for b in self._boxes], dtype=float)
+        low = self.axes.transData.transform(corners[:, :2])
+        high = self.axes.transData.transform(corners[:, 2:])
+        flip = renderer.get_canvas_width_height()[1]
+        writer = vector.writer
+        for i, (box, (x0, y0), (x1, y1)) in enumerate(zip(self._boxes, low, high, strict=True)):
+            a, b, c, d = _pt(x0), _pt(flip - y0), _pt(x1), _pt(flip - y1)
+            writer.start("g", id=f"cell{i}")
+            writer.element("title", literal(box.tooltip))
+            writer.element(
+                "path",
+                d=f"M {a} {b} L {c} {b} L {c} {d} L {a} {d} z",
+                style=f"fill: {box.fill}; stroke: {EDGE}; stroke-width: 0.4; stroke-linejoin: miter",
+            )
+            writer.end("g")
+
+
+def _pt(value: float) -> str:
+    """An SVG coordinate: two decimals at most."""
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
 def draw(spec: FigureSpec) -> Figure:
@@ -201,9 +222,7 @@ def _draw(spec: FigureSpec) -> Figure:
     corners = np.array([(b.x, b.y, b.w, b.h) for b in boxes], dtype=float).reshape(-1, 4)
     x, y, w, h = corners.T
     polys = np.stack([np.stack(c, axis=-1) for c in ((x, y), (x + w, y), (x + w, y + h), (x, y + h))], axis=1)
-    ax.add_collection(
-        PolyCollection(polys, facecolors=[b.fill for b in boxes], edgecolors="#333333", linewidths=0.4)
-    )
+    ax.add_collection(Boxes(polys, facecolors=[b.fill for b in boxes], edgecolors=EDGE, linewidths=0.4))
     if frames:  # only figures that ask for outlines get the extra collection
         rects = [[(x, y), (x + w, y), (x + w, y + h), (x, y + h)] for x, y, w, h, _, _ in frames]
         ax.add_collection(
@@ -217,7 +236,7 @@ def _draw(spec: FigureSpec) -> Figure:
         )
     ax.set_xlim(0, width_in)  # images reset the limits
     ax.set_ylim(height_in, 0)
-    ax.add_artist(Tooltips(boxes))
+    ax.add_artist(Cells(boxes))
     ax.add_artist(Labels(cell_labels, LABEL_PT))
     ax.add_artist(Labels(tick_labels, TICK_PT))
     caption = "\n".join(wrap(literal(spec.caption), (width_in - 0.2) * 72, CAPTION_PT))
