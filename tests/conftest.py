@@ -41,6 +41,20 @@ def combo_id(combo: Combo) -> str:
     return f"{name}.x{num}{'.pack' if pack else ''}"
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (pyproject's addopts): every core for the whole suite, one process for named tests.
+
+    The whole suite is thousands of tests, worth a worker per core; a few named files or tests are
+    done before two workers have started, and leave the other cores to whoever shares the machine.
+    ``-n N`` (or ``PYTEST_XDIST_AUTO_NUM_WORKERS``) still decides when given.
+    """
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # xdist reads it
+    if config.args_source == pytest.Config.ArgsSource.ARGS:
+        return 0
+    return None  # xdist's own count: the usable cores
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "combo" in metafunc.fixturenames:
         metafunc.parametrize("combo", COMBOS, ids=[combo_id(c) for c in COMBOS])

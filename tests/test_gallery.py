@@ -84,10 +84,18 @@ SHIFT_NAMES = {
 }
 
 
+DESCRIPTOR_NAMES = {
+    # The bit fields of one shared-memory descriptor (the dense K-major 128B tile's) and one
+    # instruction descriptor (Triton's kind::f16 M=128 N=128): name -> (builder, value).
+    "desc.0x4000404000010000": ("descriptor_spec", 0x4000404000010000),
+    "idesc.f16.0x08200010": ("idesc_spec", 0x08200010),
+}
+
+
 def expected_names(shapes: list[str]) -> set[str]:
     names = {f"{s}.x{n}{p}" for s in shapes for n in (1, 2, 4) for p in ("", ".pack")}
     extra = set(CP_NAMES) | set(DECOMPRESS_NAMES) | set(SMEM_NAMES) | set(TILE_NAMES) | set(SCALES_NAMES)
-    extra |= set(SHIFT_NAMES) | set(DATAPATH_NAMES)
+    extra |= set(SHIFT_NAMES) | set(DATAPATH_NAMES) | set(DESCRIPTOR_NAMES)
     return names | {"16x32bx2.x8.split16", "pack", "unpack"} | extra
 
 
@@ -146,6 +154,11 @@ def test_entries_cover_every_shape(catalog: Catalog) -> None:
             (shift,) = args
             assert build == "shift_spec" and shift.relative and shift.taddr == (0, 0)
             assert shift.mnemonic == SHIFT_NAMES[e.name] and e.instruction == f"`{shift.mnemonic}`"
+            continue
+        if e.name in DESCRIPTOR_NAMES:
+            (decoded,) = args
+            assert (build, decoded.value) == DESCRIPTOR_NAMES[e.name] and not decoded.problems
+            assert f"`0x{decoded.value:0{16 if build == 'descriptor_spec' else 8}x}`" in e.instruction
             continue
         if e.name in ("pack", "unpack"):
             assert build == "pack_spec"
@@ -224,6 +237,9 @@ def test_index_names_each_figure_and_its_instruction(catalog: Catalog) -> None:
         if name in SCALES_NAMES:
             _, kind, _, _, _, scale_vec = SCALES_NAMES[name]
             assert "32x128b.warpx4` ->" in row and f"kind::{kind}.block_scale.scale_vec::{scale_vec}" in row
+            continue
+        if name in DESCRIPTOR_NAMES:
+            assert "descriptor `0x" in row and ("9.7.16.3" in row or "9.7.16.4.2" in row)
             continue
         if name == "pack":
             assert "`tcgen05.ld" in row and "pack::16b" in row and "Figure 193" in row

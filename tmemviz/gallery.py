@@ -14,6 +14,7 @@ from tmemviz.draw.spec import GalleryEntry
 from tmemviz.families.cp import figures as cp_figures
 from tmemviz.families.datapath import figures as datapath_figures
 from tmemviz.families.ldst import figures as ldst_figures
+from tmemviz.families.mma import figures as mma_figures
 from tmemviz.families.scales import figures as scales_figures
 from tmemviz.families.shift import figures as shift_figures
 from tmemviz.families.smem import figures as smem_figures
@@ -27,6 +28,7 @@ FAMILIES: tuple[Callable[[Catalog], list[GalleryEntry]], ...] = (
     datapath_figures.gallery_entries,
     shift_figures.gallery_entries,
     scales_figures.gallery_entries,
+    mma_figures.gallery_entries,
 )
 """Each family's contribution, in the order the index lists them."""
 

@@ -61,6 +61,20 @@ PAGES = {
         *("--m", "2", "--k", "2", "--lbo", "256", "--sbo", "512"),
     ],
     "pack": ["pack"],
+    "scales.padded": [
+        "scales",
+        "--operand",
+        "B",
+        "--sf-vec",
+        "16",
+        "--n",
+        "192",
+        "--k",
+        "128",
+        "--detail",
+        "schematic",
+    ],
+    "desc": ["desc", "0x4000404000010000"],
 }
 TILE = importlib.util.find_spec("tmemviz.tile") is not None  # the tile family, once it has landed
 if TILE:
@@ -557,3 +571,45 @@ def test_schematic_in_dark_scheme_and_print(visit, pages: dict[str, Path]) -> No
     pdf = v.page.pdf()
     assert pdf.startswith(b"%PDF")
     v.clean()
+
+
+def test_scales_schematic_names_scale_factors_and_padding(  # type: ignore[no-untyped-def]
+    visit, pages: dict[str, Path], catalog: Catalog
+) -> None:
+    """P18: a scale-factor map drawn as one image still names each byte's SF on hover; padding bytes
+    say so (their own tooltip), and a click on one selects it alone (it has no row to group by)."""
+    from tmemviz.families.scales import figures, layout
+    from tmemviz.families.scales.spelling import resolve_scales
+
+    s = resolve_scales(catalog, operand="B", sf_vec=16, n=192, k=128)
+    spec = figures.scales_spec(s, detail="schematic")
+    (field,) = spec.panels[0].fields
+    v = visit(pages["scales.padded"])
+    assert v.count("svg .field") == 1 and not v.errors
+    x, y = field_point(v, 0, 0, 24)  # lane 0, column 6, byte 0: rows 192..255 of the second tile
+    v.page.mouse.move(x, y)
+    assert layout.source_of(s, 0, 6, 0) is None
+    assert v.text("#info") == "lane 0, col 6, byte 0: padding"
+    v.page.mouse.click(x, y)
+    assert v.text("#count") == "this cell: 1 cell selected"
+    v.page.keyboard.press("Escape")
+    x, y = field_point(v, 0, 5, 1)  # lane 5, column 0, byte 1
+    v.page.mouse.move(x, y)
+    row, kb = layout.source_of(s, 5, 0, 1)  # type: ignore[misc]
+    assert v.text("#info") == field.tooltip_of(5 * field.cols + 1)
+    assert v.text("#info").startswith(f"SFB[{row}][{kb}] -> lane 5 ")
+    v.page.mouse.click(x, y)
+    in_map = sum(1 for i in range(field.size) if field.record(i)["row"] == row)
+    in_chunk = sum(1 for b in spec.boxes if dict(b.data).get("row") == str(row))
+    assert v.text("#count") == f"row {row}: {in_map + in_chunk} cells selected"
+
+
+def test_descriptor_page_selects_whole_fields(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+    """P18: desc -o FILE.html: a click on any bit selects its whole field; Find takes a bit number."""
+    v = visit(pages["desc"])
+    assert not v.errors and v.count(".cell") == 64 + 2 * 10  # every bit, and each field's name and value
+    v.page.click('svg .cell[data-bit="35"]')
+    assert v.text("#count") == "field SBO: 16 cells selected"  # 14 bits, name and value
+    v.page.keyboard.press("Escape")
+    v.find("bit 62")
+    assert v.text("#count") == "3 matches"  # the bit, and the swizzle field's name and value (bits 61-63)

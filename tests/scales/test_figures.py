@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tmemviz.catalog import Catalog
@@ -65,14 +67,58 @@ def test_cta_group_2_figure_shows_the_asked_ctas_rows(catalog: Catalog) -> None:
         assert f"TMEM of CTA {cta}" in spec.panels[0].title and f"in CTA {cta}" in spec.panels[-1].title
 
 
+def check_schematic(s, spec, stride: int = 1) -> None:  # type: ignore[no-untyped-def]
+    """Every TMEM byte of lanes 0..31 is one field cell naming a distinct SF; every ``stride``-th cell is
+    checked against the forward mapping (where the SF's copy lands it) and its shared-memory byte."""
+    *tmem, _ = spec.panels
+    seen = set()
+    columns = set()
+    for panel in tmem:
+        assert not panel.boxes
+        (field,) = panel.fields
+        assert field.rows == 32 and field.cols <= figures.SCHEMATIC_SLOTS
+        for i in range(field.size):
+            r = field.record(i)
+            assert r["lane"] == i // field.cols
+            columns.add(r["col"])
+            if field.colors[i] == figures.PAD_COLOR:
+                assert r["row"] == -1 and field.tooltip_of(i).endswith(": padding")
+                assert layout.source_of(s, r["lane"], r["col"], r["byte"]) is None
+                continue
+            row, kb = r["row"], r["kblock"]
+            assert (row, kb) not in seen
+            seen.add((row, kb))
+            if i % stride:
+                continue
+            assert (0, r["lane"], r["col"], r["byte"]) in {tuple(x) for x in layout.landings(s, row, kb)}
+            assert r["smem"] == layout.smem_byte(s, row, kb) and r["mma"] == kb // s.per_mma
+            assert field.tooltip_of(i).startswith(f"SF{s.operand}[{row}][{kb}] -> lane {r['lane']} ")
+    assert len(seen) == s.rows * s.kblocks
+    assert columns == set(range(s.col0, s.col0 + s.columns))
+
+
 def test_big_figures_are_schematics_unless_asked(catalog: Catalog) -> None:
     from tmemviz.draw.spec import LABEL_LIMIT
 
     s = resolve_scales(catalog, operand="B", sf_vec=16, n=256, k=256)
     auto = figures.scales_spec(s)
     assert sum(1 for b in auto.boxes if b.label) <= LABEL_LIMIT and "schematic" in auto.caption
-    assert all(b.tooltip for b in auto.boxes), "every byte keeps its SF in its tooltip"
+    check_schematic(s, auto)
     full = figures.scales_spec(s, detail="all")
     assert sum(1 for b in full.boxes if b.label) == 32 * 4 * s.columns + 32 * 16
     small = figures.scales_spec(resolve_scales(catalog, operand="A", sf_vec=32, m=128, k=128))
     assert "schematic" not in small.caption
+    padded = resolve_scales(catalog, operand="B", sf_vec=16, n=192, k=128)
+    check_schematic(padded, figures.scales_spec(padded, detail="schematic"))
+
+
+def test_p18_big_map_is_a_light_schematic(tmp_path: Path) -> None:
+    """P18: this map was an 18 MB SVG (840 MB to draw as PNG); a schematic: PNG <= 1 MB, SVG/HTML <= 2 MB."""
+    import tmemviz
+
+    doc = tmemviz.scales(operand="B", sf_vec=16, n=256, k=2048, cta_group=2)
+    spec = doc.figure("auto")
+    check_schematic(doc.subject, spec, stride=61)
+    assert len(spec.panels) == 5  # 1024 bytes across in four images of 256, and the chunk
+    for suffix, limit in (("png", 1 << 20), ("svg", 2 << 20), ("html", 2 << 20)):
+        assert doc.save(tmp_path / f"s.{suffix}").stat().st_size <= limit, suffix

@@ -7,7 +7,7 @@ spellings working by forwarding them, unchanged, to the command that owns them:
 * ``figure SHAPE ...`` -> ``layout SHAPE ...`` (or ``cp SHAPE ...`` for a tcgen05.cp spelling);
 * ``figure cp SHAPE ...``, ``figure decompress FORMAT ...``, ``figure smem ...``,
   ``figure tile ...`` -> ``cp SHAPE ...``, ``decompress FORMAT ...``, ``smem ...``, ``tile ...``
-  (and likewise ``figure shift``, ``figure datapath``, ``figure scales``).
+  (and likewise ``figure shift``, ``figure datapath``, ``figure scales``, ``figure desc``, ``figure idesc``).
 
 Only ``pack`` and ``unpack``, which no other command shows, are drawn here.
 """
@@ -21,7 +21,7 @@ from tmemviz.cli.options import DpiOpt, FormatOpt, OutputOpt, show
 from tmemviz.cli.params import Argument
 from tmemviz.errors import TmemvizError
 
-FAMILIES = ("cp", "decompress", "smem", "tile", "shift", "datapath", "scales")
+FAMILIES = ("cp", "decompress", "smem", "tile", "shift", "datapath", "scales", "desc", "idesc")
 """``figure WORD ...`` forwarded to the command of the same name."""
 NEEDS_ARGUMENT = {"cp": "a cp shape, e.g. 'figure cp 64x128b'", "decompress": "b4x16_p64 or b6x16_p32"}
 FIGURE_SUFFIXES = (".png", ".svg", ".html")

@@ -12,24 +12,28 @@ filled glyph outlines, drawn in one call. A :class:`~tmemviz.draw.spec.Field` is
 from __future__ import annotations
 
 import io
+from functools import cache
 
 import numpy as np
 from matplotlib import rc_context
 from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
-from matplotlib.font_manager import FontProperties
+from matplotlib.font_manager import FontProperties, findfont
+from matplotlib.ft2font import FT2Font, LoadFlags
 from matplotlib.path import Path
 from matplotlib.textpath import TextPath
 from matplotlib.transforms import Affine2D
 
 from tmemviz.draw.geometry import CAPTION_IN, DIM_TEXT, LABEL_PT, MARK, TICK_PT, place
 from tmemviz.draw.spec import Box, Field, FigureSpec
+from tmemviz.draw.text import literal
 from tmemviz.errors import TmemvizError
 
 FORMATS = ("png", "svg")
+CAPTION_PT = 7.0
+EDGE = "#333333"
 MONO_ADVANCE = 0.6020508
 """DejaVu Sans Mono advance width in em (1233/2048)."""
 DIM_RGBA = (0.47, 0.47, 0.47, 1.0)
@@ -38,7 +42,14 @@ RC = {
     "svg.hashsalt": "tmemviz",
     "font.family": "DejaVu Sans",
     "path.simplify": False,
+    "text.usetex": False,  # text is literal (tmemviz.draw.text), whatever a matplotlibrc says
 }
+
+
+def _is_svg(renderer) -> bool:  # type: ignore[no-untyped-def]
+    """Whether matplotlib is writing SVG (its SVG renderer, behind the mixed-mode one, keeps an XML
+    writer); asked without importing the SVG backend, which a PNG never needs."""
+    return hasattr(getattr(renderer, "_renderer", renderer), "writer")
 
 
 class Labels(Artist):
@@ -47,7 +58,7 @@ class Labels(Artist):
     def __init__(self, items: list[tuple[float, float, str, bool]], size: float) -> None:
         super().__init__()
         self.set_zorder(3)
-        self._items = items
+        self._items = [(x, y, literal(text), dim) for x, y, text, dim in items]
         self._size = size
 
     def draw(self, renderer) -> None:  # type: ignore[no-untyped-def]
@@ -55,14 +66,14 @@ class Labels(Artist):
             return
         points = self.axes.transData.transform(np.array([(x, y) for x, y, _, _ in self._items]))
         px = renderer.points_to_pixels(1.0)
-        advance = MONO_ADVANCE * self._size * px
-        drop = 0.36 * self._size * px  # the baseline sits ~0.36 em below the visual center
         gc = renderer.new_gc()
         gc.set_linewidth(0)
-        if isinstance(getattr(renderer, "_renderer", renderer), RendererSVG):
+        if _is_svg(renderer):
             prop = FontProperties(family="DejaVu Sans Mono", size=self._size)
             # Like matplotlib's Text.draw: vector renderers with a flipped y axis (SVG) take y from the top.
             height = renderer.get_canvas_width_height()[1]
+            advance = MONO_ADVANCE * self._size * px
+            drop = 0.36 * self._size * px  # the baseline sits ~0.36 em below the visual center
             for (x, y), (_, _, text, dim) in zip(points, self._items, strict=True):
                 gc.set_foreground(DIM_TEXT if dim else "black")
                 baseline = y - drop
@@ -75,60 +86,77 @@ class Labels(Artist):
                     0,
                 )
         else:
-            for dim in (False, True):
-                path = self._glyph_path(points, advance, drop, px, dim)
-                if path is not None:
-                    renderer.draw_path(gc, path, Affine2D(), DIM_RGBA if dim else (0, 0, 0, 1))
+            self._stamp(renderer, gc, points, px)
         gc.restore()
 
-    def _glyph_path(
-        self, points: np.ndarray, advance: float, drop: float, px: float, dim: bool
-    ) -> Path | None:
+    def _stamp(self, renderer, gc, points: np.ndarray, px: float) -> None:  # type: ignore[no-untyped-def]
+        """Raster labels: each distinct character's outline drawn once and stamped at every place it
+        occurs (Agg's marker cache), each color at a time.
+
+        Places are whole pixels, a label's characters a whole number of pixels apart (as hinted text
+        is), so every copy of a glyph is the same pixels; one outline path of every character of
+        tens of thousands of labels took seconds and a gigabyte.
+        """
         prop = FontProperties(family="DejaVu Sans Mono", size=self._size)
-        glyphs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        verts: list[np.ndarray] = []
-        codes: list[np.ndarray] = []
-        for (x, y), (_, _, text, is_dim) in zip(points, self._items, strict=True):
-            if is_dim != dim:
-                continue
-            x0 = x - advance * len(text) / 2
+        advance = max(1, round(MONO_ADVANCE * self._size * px))
+        drop = 0.36 * self._size * px  # the baseline sits ~0.36 em below the visual center
+        places: dict[tuple[bool, str], list[tuple[int, int]]] = {}
+        for (x, y), (_, _, text, dim) in zip(points, self._items, strict=True):
+            x0, base = round(x - advance * len(text) / 2), round(y - drop)
             for i, ch in enumerate(text):
-                if ch == " ":
-                    continue
-                glyph = glyphs.get(ch)
-                if glyph is None:
-                    tp = TextPath((0, 0), ch, size=self._size * px, prop=prop)
-                    glyph = glyphs[ch] = (tp.vertices.copy(), tp.codes.copy())
-                verts.append(glyph[0] + (x0 + i * advance, y - drop))
-                codes.append(glyph[1])
-        if not verts:
-            return None
-        return Path(np.concatenate(verts), np.concatenate(codes))
+                if ch != " ":
+                    places.setdefault((dim, ch), []).append((x0 + i * advance, base))
+        identity = Affine2D()
+        for (dim, ch), where in sorted(places.items()):
+            color = DIM_RGBA if dim else (0, 0, 0, 1)
+            gc.set_foreground(color)
+            glyph = TextPath((0, 0), ch, size=self._size * px, prop=prop)
+            renderer.draw_markers(gc, glyph, identity, Path(np.array(where, dtype=float)), identity, color)
 
 
-class Tooltips(Artist):
-    """In SVG, one ``<g>`` per cell holding a ``<title>``: a browser shows it on hover."""
+class Boxes(PolyCollection):
+    """The boxes' fills and edges in a raster; an SVG draws each box with its tooltip instead (Cells)."""
+
+    def draw(self, renderer) -> None:  # type: ignore[no-untyped-def]
+        if not _is_svg(renderer):
+            super().draw(renderer)
+
+
+class Cells(Artist):
+    """In SVG, one ``<g id="cellN">`` per box holding its ``<title>`` (a browser shows it on hover) and
+    its filled, edged path, written directly: matplotlib's path and style machinery per box, twice (the
+    collection, then a hover target), was most of the time of a big SVG."""
 
     def __init__(self, boxes: list[Box]) -> None:
         super().__init__()
-        self.set_zorder(2.5)
+        self.set_zorder(1)  # where the collection draws them in a raster: under frames and labels
         self._boxes = boxes
 
     def draw(self, renderer) -> None:  # type: ignore[no-untyped-def]
-        vector = getattr(renderer, "_renderer", renderer)
-        if not isinstance(vector, RendererSVG) or self.axes is None:
+        if not _is_svg(renderer) or self.axes is None or not self._boxes:
             return
-        gc = renderer.new_gc()
-        gc.set_linewidth(0)
-        transform = self.axes.transData
-        for i, box in enumerate(self._boxes):
-            renderer.open_group("cell", gid=f"cell{i}")
-            vector.writer.element("title", box.tooltip)
-            x0, y0, x1, y1 = box.x, box.y, box.x + box.w, box.y + box.h
-            rect = Path([(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)], closed=True)
-            renderer.draw_path(gc, rect, transform, (1, 1, 1, 0))
-            renderer.close_group("cell")
-        gc.restore()
+        vector = getattr(renderer, "_renderer", renderer)
+        corners = np.array([(b.x, b.y, b.x + b.w, b.y + b.h) for b in self._boxes], dtype=float)
+        low = self.axes.transData.transform(corners[:, :2])
+        high = self.axes.transData.transform(corners[:, 2:])
+        flip = renderer.get_canvas_width_height()[1]
+        writer = vector.writer
+        for i, (box, (x0, y0), (x1, y1)) in enumerate(zip(self._boxes, low, high, strict=True)):
+            a, b, c, d = _pt(x0), _pt(flip - y0), _pt(x1), _pt(flip - y1)
+            writer.start("g", id=f"cell{i}")
+            writer.element("title", literal(box.tooltip))
+            writer.element(
+                "path",
+                d=f"M {a} {b} L {c} {b} L {c} {d} L {a} {d} z",
+                style=f"fill: {box.fill}; stroke: {EDGE}; stroke-width: 0.4; stroke-linejoin: miter",
+            )
+            writer.end("g")
+
+
+def _pt(value: float) -> str:
+    """An SVG coordinate: two decimals at most."""
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
 def draw(spec: FigureSpec) -> Figure:
@@ -151,7 +179,7 @@ def _draw(spec: FigureSpec) -> Figure:
     ax.set_xlim(0, width_in)
     ax.set_ylim(height_in, 0)
     ax.set_axis_off()
-    ax.text(width_in / 2, 0.3, spec.title, ha="center", va="center", fontsize=10, weight="bold")
+    _text(ax, width_in / 2, 0.3, spec.title, ha="center", fontsize=10, weight="bold")
     boxes: list[Box] = []
     cell_labels: list[tuple[float, float, str, bool]] = []
     tick_labels: list[tuple[float, float, str, bool]] = []
@@ -172,43 +200,29 @@ def _draw(spec: FigureSpec) -> Figure:
         tick_labels += [(ox + x * cw, oy - 0.09, t, False) for x, t in panel.x_ticks]
         tick_labels += [(ox - 0.16, oy + y * ch, t, False) for y, t in panel.y_ticks]
         if panel.y_ticks:
-            ax.text(
-                0.1,
-                oy + panel.height * ch / 2,
-                panel.y_label,
-                rotation=90,
-                ha="center",
-                va="center",
-                fontsize=7,
-            )
+            _text(ax, 0.1, oy + panel.height * ch / 2, panel.y_label, rotation=90, ha="center", fontsize=7)
         if panel.title:
-            ax.text(ox, oy - 0.27, panel.title, ha="left", va="center", fontsize=7)
+            _text(ax, ox, oy - 0.27, panel.title, ha="left", fontsize=7)
         bottom = where.bottom
         for x, text in panel.markers:
             ax.plot([ox + x * cw] * 2, [oy - 0.02, bottom + 0.05], color=MARK, linewidth=2.0, zorder=4)
-            ax.text(ox + x * cw, bottom + 0.15, text, color=MARK, fontsize=6.5, ha="left", va="center")
+            _text(ax, ox + x * cw, bottom + 0.15, text, color=MARK, fontsize=6.5, ha="left")
         for arrow in panel.arrows:
             ax.annotate(
-                arrow.label,
+                _dollars(arrow.label),
                 xy=(ox + arrow.x1 * cw, oy + arrow.y1 * ch),
                 xytext=(ox + arrow.x0 * cw, oy + arrow.y0 * ch),
                 arrowprops={"arrowstyle": "->", "color": arrow.color, "linewidth": 1.2},
                 fontsize=7,
             )
         for note in panel.notes:
-            ax.text(
-                ox + note.x * cw,
-                oy + note.y * ch,
-                note.text,
-                fontsize=note.size,
-                ha=note.ha,
-                va="center",
-                color=note.color,
-            )
-    polys = [[(b.x, b.y), (b.x + b.w, b.y), (b.x + b.w, b.y + b.h), (b.x, b.y + b.h)] for b in boxes]
-    ax.add_collection(
-        PolyCollection(polys, facecolors=[b.fill for b in boxes], edgecolors="#333333", linewidths=0.4)
-    )
+            x, y = ox + note.x * cw, oy + note.y * ch
+            _text(ax, x, y, note.text, fontsize=note.size, ha=note.ha, color=note.color)
+    # One (N, 4, 2) array: PolyCollection closes it without a Python call per box.
+    corners = np.array([(b.x, b.y, b.w, b.h) for b in boxes], dtype=float).reshape(-1, 4)
+    x, y, w, h = corners.T
+    polys = np.stack([np.stack(c, axis=-1) for c in ((x, y), (x + w, y), (x + w, y + h), (x, y + h))], axis=1)
+    ax.add_collection(Boxes(polys, facecolors=[b.fill for b in boxes], edgecolors=EDGE, linewidths=0.4))
     if frames:  # only figures that ask for outlines get the extra collection
         rects = [[(x, y), (x + w, y), (x + w, y + h), (x, y + h)] for x, y, w, h, _, _ in frames]
         ax.add_collection(
@@ -222,11 +236,65 @@ def _draw(spec: FigureSpec) -> Figure:
         )
     ax.set_xlim(0, width_in)  # images reset the limits
     ax.set_ylim(height_in, 0)
-    ax.add_artist(Tooltips(boxes))
+    ax.add_artist(Cells(boxes))
     ax.add_artist(Labels(cell_labels, LABEL_PT))
     ax.add_artist(Labels(tick_labels, TICK_PT))
-    ax.text(0.1, height_in - CAPTION_IN / 2, spec.caption, ha="left", va="center", fontsize=7, wrap=True)
+    caption = "\n".join(wrap(literal(spec.caption), (width_in - 0.2) * 72, CAPTION_PT))
+    _text(ax, 0.1, height_in - CAPTION_IN / 2, caption, ha="left", fontsize=CAPTION_PT)
     return fig
+
+
+@cache
+def _advance(ch: str, size: float) -> float:
+    """The advance width of ``ch`` in DejaVu Sans at ``size`` points, in points (from the font file)."""
+    font = _sans()
+    font.set_size(size, 72)
+    return font.load_char(ord(ch), flags=LoadFlags.NO_HINTING).linearHoriAdvance / 65536
+
+
+@cache
+def _sans() -> FT2Font:
+    return FT2Font(findfont(FontProperties(family="DejaVu Sans")))
+
+
+def wrap(text: str, width_pt: float, size: float) -> list[str]:
+    """``text`` broken at spaces into lines at most ``width_pt`` wide in DejaVu Sans at ``size`` points.
+
+    What matplotlib's ``wrap=True`` does, measured with the font's advance widths once per character
+    rather than laying out every candidate line (seconds for a long caption); a word longer than a
+    line stays whole.
+
+    >>> wrap("one two three", 40, 7)
+    ['one two', 'three']
+    """
+    lines: list[str] = []
+    line, used = "", 0.0
+    space = _advance(" ", size)
+    for word in text.split(" "):
+        width = sum(_advance(ch, size) for ch in word)
+        if line and used + space + width > width_pt:
+            lines.append(line)
+            line, used = word, width
+        else:
+            line, used = (f"{line} {word}", used + space + width) if line else (word, width)
+    return [*lines, line]
+
+
+def _text(ax, x: float, y: float, text: str, **style: object) -> None:  # type: ignore[no-untyped-def]
+    """Literal text: never mathtext or TeX, never a character that would make the SVG invalid."""
+    ax.text(x, y, _dollars(text), va="center", **style)
+
+
+def _dollars(text: str) -> str:
+    r"""``text`` for a matplotlib ``Text``: every ``$`` escaped, so none starts mathtext.
+
+    ``\$`` is matplotlib's literal dollar, drawn as ``$``. (``parse_math=False`` would say the same,
+    but a wrapped text measures its words as mathtext regardless, matplotlib 3.11.)
+
+    >>> _dollars("cost $5 and $6")
+    'cost \\$5 and \\$6'
+    """
+    return literal(text).replace("$", r"\$")
 
 
 def _draw_field(
@@ -261,20 +329,7 @@ def render(fig: Figure, fmt: str, dpi: int = 100) -> bytes:
         else:
             fig.set_dpi(dpi)
             fig.canvas.draw()
-            _png_palette(fig.canvas.buffer_rgba(), out)  # type: ignore[attr-defined]
+            from tmemviz.draw.quantize import png_palette
+
+            png_palette(fig.canvas.buffer_rgba(), out)  # type: ignore[attr-defined]
     return out.getvalue()
-
-
-def _png_palette(rgba: memoryview, out: io.BytesIO) -> None:
-    """Write the rendered pixels as a 256-color palette PNG.
-
-    The figures are flat fills and dark text on an opaque white sheet, so 256 colors keep them
-    pixel-faithful to the eye at about a third of the size of RGBA (a figure is a document: the
-    gallery stays light). Median cut without dithering is deterministic, and so is the file.
-    """
-    from PIL import Image
-
-    height, width = rgba.shape[:2]  # type: ignore[attr-defined]
-    image = Image.frombuffer("RGBA", (width, height), rgba, "raw", "RGBA", 0, 1).convert("RGB")
-    palette = image.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
-    palette.save(out, format="png", compress_level=6)

@@ -38,6 +38,7 @@ from importlib import resources
 from tmemviz.draw.geometry import DIM_TEXT, LABEL_PT, MARK, TICK_PT, Page, Placed, place
 from tmemviz.draw.htmlfield import field_svg, sample_records
 from tmemviz.draw.spec import Arrow, Box, Field, FigureSpec
+from tmemviz.draw.text import literal
 
 PT_PER_IN = 72.0
 PX_PER_IN = 120.0
@@ -223,11 +224,11 @@ def _policy(style: str, script: str | None, images: bool = False) -> str:
 
 
 def _text(value: str) -> str:
-    return html.escape(value, quote=False)
+    return html.escape(literal(value), quote=False)
 
 
 def _attr(value: str) -> str:
-    return html.escape(value, quote=True)
+    return html.escape(literal(value), quote=True)
 
 
 def _n(value: float) -> str:

@@ -16,6 +16,7 @@ from array import array
 from tmemviz.draw.geometry import Placed
 from tmemviz.draw.raster import png
 from tmemviz.draw.spec import Field
+from tmemviz.draw.text import literal
 
 PT_PER_IN = 72.0
 TYPES = (("u8", "B", 0, 255), ("i8", "b", -128, 127), ("u16", "H", 0, 65535), ("i16", "h", -32768, 32767))
@@ -53,10 +54,11 @@ def field_data(field: Field, x: float, y: float, w: float, h: float) -> dict[str
         "names": list(field.names),
         "types": [t for t, _ in columns],
         "values": [b for _, b in columns],
-        "colors": list(packed(field.colors)) if -1 in field.colors else [],
-        "tooltip": field.tooltip,
-        "texts": {name: {str(v): t for v, t in pairs} for name, pairs in field.texts},
-        "special": {str(i): t for i, t in field.special},
+        "colors": list(packed(field.colors)) if -1 in field.colors or field.tips else [],
+        "tooltip": literal(field.tooltip),
+        "tips": {str(c): literal(t) for c, t in field.tips},
+        "texts": {name: {str(v): literal(t) for v, t in pairs} for name, pairs in field.texts},
+        "special": {str(i): literal(t) for i, t in field.special},
         "group": list(field.selects_by),
     }
 
@@ -86,7 +88,7 @@ def field_svg(placed: Placed, field: Field) -> tuple[str, list[str]]:
     parts.append("</g>")
     labels = [
         f'<text class="label" x="{_pt(x0 + (i % field.cols + 0.5) * cw)}"'
-        f' y="{_pt(y0 + (i // field.cols + 0.5) * ch)}">{html.escape(text, quote=False)}</text>'
+        f' y="{_pt(y0 + (i // field.cols + 0.5) * ch)}">{html.escape(literal(text), quote=False)}</text>'
         for i, text in field.labels
     ]
     return "".join(parts), labels

@@ -94,7 +94,8 @@ class Field:
     the number (e.g. ``half`` -1/0/1 -> ``""``/``".lo"``/``".hi"``);
     ``special`` gives whole tooltips for exceptional cells (e.g. two owners). ``group`` names the
     coordinates a click selects by (the cells that agree on all of them; default ``thread`` when the
-    field has one, else the cell alone). ``labels`` are the few cells written on, ``(index, text)``.
+    field has one, else the cell alone; a cell lacking one of them, ``-1``, is selected alone).
+    ``labels`` are the few cells written on, ``(index, text)``.
 
     >>> f = Field(0, 0, 2, 1, ("lane", "col"), ((0, 0), (0, 1)), (0, 1), ("#fff", "#000"), "{lane},{col}")
     >>> f.tooltip_of(1), f.size
@@ -114,6 +115,9 @@ class Field:
     """Names whose values the tooltip shows as text, e.g. ``(("half", ((-1, ""), (0, ".lo"), (1, ".hi"))),)``;
     a value missing from the pairs shows as its number."""
     special: tuple[tuple[int, str], ...] = ()
+    tips: tuple[tuple[int, str], ...] = ()
+    """Tooltip templates by color index, for cells of another kind than the rest, e.g. padding:
+    ``((8, "lane {lane}, col {col}: padding"),)``; the other colors take ``tooltip``."""
     group: tuple[str, ...] = ()
     labels: tuple[tuple[int, str], ...] = ()
     cell_w: float = 1.0
@@ -151,7 +155,7 @@ class Field:
             return special[index]
         texts = {name: dict(pairs) for name, pairs in self.texts}
         shown = {k: texts.get(k, {}).get(v, v) for k, v in self.record(index).items()}
-        return self.tooltip.format(**shown)
+        return dict(self.tips).get(self.colors[index], self.tooltip).format(**shown)
 
 
 def field_of(

@@ -44,7 +44,8 @@
   const fieldTip = (f, i) => {
     const special = f.d.special[String(i)];
     if (special !== undefined) return special;
-    return f.d.tooltip.replace(/\{([a-z][a-z0-9_]*)\}/g, (whole, name) => {
+    const template = (f.colors && (f.d.tips || {})[String(f.colors[i])]) || f.d.tooltip;
+    return template.replace(/\{([a-z][a-z0-9_]*)\}/g, (whole, name) => {
       const column = f.columns[name];
       if (!column) return whole;
       const texts = f.d.texts[name];
@@ -172,7 +173,9 @@
     if (target && target.f) {
       const { f, i } = target;
       const names = f.d.group;
-      const key = names.length ? names.map((name) => name + "=" + f.columns[name][i]).join(" ") : null;
+      // A cell lacking a coordinate it would group by (-1) is selected alone, as a box lacking it is.
+      const whole = names.length && names.every((name) => f.columns[name][i] >= 0);
+      const key = whole ? names.map((name) => name + "=" + f.columns[name][i]).join(" ") : null;
       let n = 1;
       if (key === null) {
         f.selected = [i];

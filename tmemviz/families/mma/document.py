@@ -1,4 +1,4 @@
-"""An instruction descriptor as a :class:`~tmemviz.draw.document.Document`: fields, table, no figure."""
+"""An instruction descriptor as a :class:`~tmemviz.draw.document.Document`: fields, table, bit fields."""
 
 from __future__ import annotations
 
@@ -20,6 +20,11 @@ def idesc_document(found: Idesc, notes: tuple[str, ...] = ()) -> Document:
 
         return idesc_view(found)
 
+    def figure(detail: str):
+        from tmemviz.families.mma.figures import idesc_spec
+
+        return idesc_spec(found)
+
     return Document(
         kind="idesc",
         title=answers.summary(found),
@@ -28,6 +33,7 @@ def idesc_document(found: Idesc, notes: tuple[str, ...] = ()) -> Document:
         main="fields",
         csv=lambda: (answers.CSV_HEADER, answers.csv_rows(found)),
         views={"fields": table},
+        figure=figure,
         notes=(*notes, SOURCES_NOTE),
         warnings=tuple(found.problems),
         subject=found,

@@ -8,10 +8,11 @@ from __future__ import annotations
 from functools import partial
 
 from tmemviz.catalog import Catalog
-from tmemviz.draw.palette import thread_color
+from tmemviz.draw.palette import THREAD_COLORS, thread_color
 from tmemviz.draw.spec import (
     CHAR_IN,
     Box,
+    Field,
     FigureSpec,
     GalleryEntry,
     Outline,
@@ -91,13 +92,7 @@ def tmem_panels(s: Scales, cta: int = 0, labelled: bool = True) -> tuple[Panel, 
             if (col - s.col0) % layout.CHUNK_BLOCKS == 0:
                 span = layout.CHUNK_BLOCKS * layout.CHUNK_BLOCKS
                 outlines.append(Outline(i - lo, 0, span, layout.SUBPARTITION, COPY_LINE))
-        first_col, last_col = slots[group[0]][0], slots[group[-1]][0]
-        copies = sorted({tr.index for tr in trs if first_col <= tr.col <= last_col})
-        title = (
-            f"TMEM{' of CTA ' + str(cta) if s.cta_group == 2 else ''} columns {first_col}..{last_col} "
-            f"(copies {copies[0]}..{copies[-1]}), bytes 0..3 of each; lanes 32..127 hold the same"
-            + (f" (panel {p} of {len(groups)})" if len(groups) > 1 else "")
-        )
+        title = _tmem_title(s, cta, trs, slots[group[0]][0], slots[group[-1]][0], p, len(groups))
         panels.append(
             Panel(
                 title=title,
@@ -108,6 +103,98 @@ def tmem_panels(s: Scales, cta: int = 0, labelled: bool = True) -> tuple[Panel, 
                 x_ticks=tuple((i - lo + 0.5, f"{slots[i][0]}.{slots[i][1]}") for i in group),
                 y_ticks=tuple((lane + 0.5, str(lane)) for lane in range(layout.SUBPARTITION)),
                 outlines=tuple(outlines),
+                y_label="TMEM lane",
+            )
+        )
+    return tuple(panels)
+
+
+SCHEMATIC_WIDTH_IN = 16.0
+"""Width of one schematic TMEM panel's grid: at most :data:`SCHEMATIC_SLOTS` bytes across."""
+SCHEMATIC_SLOTS = 256
+"""Bytes (64 columns, 16 copies) per schematic panel: a big map is a few panels of one image each."""
+SCHEMATIC_CELL_H_IN = 0.08
+FIELD_NAMES = ("row", "kblock", "smem", "lane", "col", "byte", "mma", "sfid")
+PAD_COLOR = len(THREAD_COLORS)
+"""Palette index of padding bytes (after the eight MMA colors)."""
+
+
+def _tmem_title(s: Scales, cta: int, trs: tuple, first_col: int, last_col: int, p: int, n: int) -> str:  # type: ignore[type-arg]
+    copies = sorted({tr.index for tr in trs if first_col <= tr.col <= last_col})
+    return (
+        f"TMEM{' of CTA ' + str(cta) if s.cta_group == 2 else ''} columns {first_col}..{last_col} "
+        f"(copies {copies[0]}..{copies[-1]}), bytes 0..3 of each; lanes 32..127 hold the same"
+        + (f" (panel {p} of {n})" if n > 1 else "")
+    )
+
+
+def tmem_fields(s: Scales, cta: int = 0) -> tuple[Panel, ...]:
+    """The TMEM map as a schematic: each panel one image of up to :data:`SCHEMATIC_SLOTS` bytes x 32
+    lanes, colored by MMA as the labelled map is, with the same frames per column and per copy; every
+    byte still names its SF on hover (the interactive page) and is found by Find."""
+    slots = [(s.col0 + c, b) for c in range(s.columns) for b in range(layout.CHUNK_BLOCKS)]
+    groups = [
+        list(range(i, min(i + SCHEMATIC_SLOTS, len(slots)))) for i in range(0, len(slots), SCHEMATIC_SLOTS)
+    ]
+    cell_w = min(max(0.42, 8.5 * CHAR_IN), SCHEMATIC_WIDTH_IN / len(groups[0]))
+    trs = layout.transfers(s)
+    sf_ids = [r.sf_id for r in layout.reads(s)]
+    panels = []
+    for p, group in enumerate(groups, 1):
+        lo, width = group[0], len(group)
+        columns: list[list[int]] = [[-1] * (width * layout.SUBPARTITION) for _ in FIELD_NAMES]
+        colors = [PAD_COLOR] * (width * layout.SUBPARTITION)
+        for x0 in range(0, width, layout.CHUNK_BLOCKS):
+            col = slots[lo + x0][0]
+            for lane in range(layout.SUBPARTITION):
+                # One question per (lane, column): byte b of a column holds block 4 * kchunk + b.
+                found = layout.source_of(s, lane, col, 0, cta)
+                for byte in range(layout.CHUNK_BLOCKS):
+                    i = lane * width + x0 + byte
+                    values = [-1, -1, -1, lane, col, byte, -1, -1]
+                    if found is not None:
+                        row, kb = found[0], found[1] + byte
+                        mma = kb // s.per_mma
+                        values[:3] = [row, kb, layout.smem_byte(s, row, kb)]
+                        values[6:] = [mma, sf_ids[mma]]
+                        colors[i] = mma % len(THREAD_COLORS)
+                    for k, v in enumerate(values):
+                        columns[k][i] = v
+        outlines = []
+        for x in range(0, width, layout.CHUNK_BLOCKS):
+            outlines.append(Outline(x, 0, layout.CHUNK_BLOCKS, layout.SUBPARTITION, COLUMN_LINE))
+            if (slots[lo + x][0] - s.col0) % layout.CHUNK_BLOCKS == 0:
+                span = layout.CHUNK_BLOCKS * layout.CHUNK_BLOCKS
+                outlines.append(Outline(x, 0, span, layout.SUBPARTITION, COPY_LINE))
+        field = Field(
+            0,
+            0,
+            width,
+            layout.SUBPARTITION,
+            FIELD_NAMES,
+            tuple(map(tuple, columns)),
+            tuple(colors),
+            (*THREAD_COLORS, PAD_FILL),
+            f"SF{s.operand}[{{row}}][{{kblock}}] -> lane {{lane}} (and +32, +64, +96), col {{col}}, "
+            f"byte {{byte}}; MMA {{mma}}, {sf_id_field(s)} {{sfid}}; smem byte {{smem}}",
+            tips=((PAD_COLOR, "lane {lane}, col {col}, byte {byte}: padding"),),
+            group=("row",),
+        )
+        span = layout.CHUNK_BLOCKS * layout.CHUNK_BLOCKS
+        panels.append(
+            Panel(
+                title=_tmem_title(s, cta, trs, slots[group[0]][0], slots[group[-1]][0], p, len(groups)),
+                width=width,
+                height=layout.SUBPARTITION,
+                cell_w_in=cell_w,
+                boxes=(),
+                fields=(field,),
+                x_ticks=tuple(
+                    (x + layout.CHUNK_BLOCKS / 2, str(slots[lo + x][0])) for x in range(0, width, span)
+                ),
+                y_ticks=tuple((lane + 0.5, str(lane)) for lane in (0, 8, 16, 24, 31)),
+                outlines=tuple(outlines),
+                cell_h_in=SCHEMATIC_CELL_H_IN,
                 y_label="TMEM lane",
             )
         )
@@ -170,15 +257,17 @@ def scales_spec(s: Scales, *, cta: int = 0, title: str | None = None, detail: st
         f"(= TMEM column). Shared memory: CUTLASS's 128-row x 4-block chunks of 512 bytes"
     )
     if not labelled:
-        caption += "; TMEM bytes unlabelled (schematic: --detail all labels them), hover for each one's SF"
+        caption += (
+            "; TMEM as a schematic (one image per 64 columns, x ticks at each copy's first column): "
+            "hover or Find a byte on the -o FILE.html page for its SF, or label every byte with --detail all"
+        )
     rows = f"M = {s.extent}" if s.operand == "A" else f"N = {s.extent}"
     name = title or (
         f"SF{s.operand} {rows}, K = {s.k}, block{s.sf_vec}: .kind::{s.kind} .scale_vec::{s.scale_vec}, "
         f".cta_group::{s.cta_group}"
     )
-    return FigureSpec(
-        title=name, caption=caption, panels=(*tmem_panels(s, cta, labelled), chunk_panel(s, cta=cta))
-    )
+    tmem = tmem_panels(s, cta) if labelled else tmem_fields(s, cta)
+    return FigureSpec(title=name, caption=caption, panels=(*tmem, chunk_panel(s, cta=cta)))
 
 
 GALLERY = (

@@ -45,12 +45,17 @@ def layout_document(
 
 
 def descriptor_document(found: Descriptor, notes: tuple[str, ...] = ()) -> Document:
-    """A shared-memory descriptor's fields; JSON and the table, no figure."""
+    """A shared-memory descriptor's fields; JSON, the table and the bit-field figure."""
 
     def table(width: int):
         from tmemviz.families.smem.views import descriptor_view
 
         return descriptor_view(found)
+
+    def figure(detail: str):
+        from tmemviz.families.smem.bitfields import descriptor_spec
+
+        return descriptor_spec(found)
 
     record = found.to_record()
     return Document(
@@ -58,6 +63,7 @@ def descriptor_document(found: Descriptor, notes: tuple[str, ...] = ()) -> Docum
         title=str(record.get("hex", "descriptor")),
         header=record,
         views={"fields": table},
+        figure=figure,
         notes=notes,
         warnings=tuple(found.problems),
         subject=found,

@@ -273,7 +273,8 @@ def _entry(stem: str, layout: SmemLayout, figure: str, title: str, note: str = "
 
 
 def gallery_entries(catalog: Catalog) -> list[GalleryEntry]:
-    """PTX figures 188, 190-192 as printed, 189 corrected, and the dense 128B bf16 tiles."""
+    """PTX figures 188, 190-192 as printed, 189 corrected, the dense 128B bf16 tiles and the K-major one's
+    descriptor."""
     known = {s.name for s in catalog.shapes(KIND)}
     out: list[GalleryEntry] = []
     for number, (major, sw, dtype, *_rest) in PTX_FIGURES.items():
@@ -292,4 +293,18 @@ def gallery_entries(catalog: Catalog) -> list[GalleryEntry]:
             layout = dense_tile(major, sw, dtype, rows, cols)
             stem = f"smem.{major}.{sw}.{dtype}.{rows}x{cols}"
             out.append(_entry(stem, layout, "none: CUTLASS SM100 dense tile", layout_title(layout)))
+    if "128B" in known:  # the descriptor of the dense K-major 128B tile above, as its bit fields
+        from tmemviz.families.smem.bitfields import descriptor_spec
+        from tmemviz.families.smem.descriptor import decode
+
+        value = encode_layout(dense_tile("K", "128B", "bf16", 128, 64))
+        out.append(
+            GalleryEntry(
+                f"desc.0x{value:016x}",
+                f"`tcgen05.mma` shared-memory descriptor `0x{value:016x}`",
+                "after the shared-memory descriptor table (9.7.16.3)",
+                "the descriptor of smem.K.128B.bf16.128x64 at address 0: SBO 1024, LBO unused (16), 128B",
+                partial(descriptor_spec, decode(value)),
+            )
+        )
     return out
