@@ -1,0 +1,138 @@
+"""SASS listings explained: each LDTM/STTM/UTCCP/UTC*MMA/UTCBAR/UTCATOMSWS/UTCSHIFT as the record of
+the PTX instruction it implements.
+
+The SASS names come from the families' shape files (``sass`` fields; layouts/mma/sass.yaml,
+layouts/explain/sass.yaml). Each instruction is rewritten as the PTX statement it implements (the
+register vector R<n>..R<n+k-1>, the folded address immediate, the split offset of a 16x32bx2 pair)
+and answered by the same :class:`~tmemviz.families.explain.ops.Explainer` as PTX, so both records
+come from one piece of family code. What SASS does not show (.sp without a constant idesc, f16 vs
+tf32, a dealloc's .cta_group) is said, never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tmemviz.catalog import Catalog
+from tmemviz.errors import TmemvizError
+from tmemviz.families.explain.scan import Function, Module, Warning
+from tmemviz.sass.line import SassLine, bracket, parse_sass, parse_tmem, register_number
+from tmemviz.sass.listing import events
+
+CTA_PAIR = "2CTA"
+"""The modifier ptxas adds for .cta_group::2 (UTCCP, UTC*MMA, UTCBAR, UTCSHIFT, alloc)."""
+_WRITES_UR = re.compile(r"^\s*(?:/\*\w+\*/)?\s*(?:@!?U?P\w+\s+)?[A-Z][A-Z0-9_]*(\.[\w.]+)?\s+(UR\d+)\b")
+_UMOV = re.compile(r"\bUMOV\s+(UR\d+)\s*,\s*(0x[0-9a-fA-F]+|\d+)\s*;")
+_WANTED = ("TM", "UTC")
+
+
+@dataclass
+class Tables:
+    """SASS spelling -> what it implements, built once per run from the shape files."""
+
+    ldst: dict[str, tuple[Any, str, int]] = field(default_factory=dict)
+    """``LDTM.16dp64bit`` -> (ld/st shape, "ld"/"st", access index)."""
+    cp: dict[str, tuple[Any, str | None]] = field(default_factory=dict)
+    """``UTCCP.T.S.4x32dp128bit`` -> (cp shape, multicast)."""
+    decompress: dict[str, str] = field(default_factory=dict)
+    shift: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, catalog: Catalog) -> Tables:
+        from tmemviz.families.cp.shapes import KIND as CP
+        from tmemviz.families.ldst.shapes import KIND as LDST
+        from tmemviz.families.shift.shapes import KIND as SHIFT
+
+        t = cls()
+        for shape in catalog.shapes(LDST):
+            if shape.sass is not None:
+                for op, names in (("ld", shape.sass.ld), ("st", shape.sass.st)):
+                    for access, name in enumerate(names):
+                        t.ldst[name] = (shape, op, access)
+        for copy in catalog.shapes(CP):
+            t.decompress.update({word: fmt for fmt, word in copy.sass_decompress})
+            for p in copy.placements:
+                if p.sass:
+                    t.cp[p.sass] = (copy, p.multicast)
+        for shift in catalog.shapes(SHIFT):
+            if shift.sass:
+                t.shift[shift.sass] = shift
+        return t
+
+
+@dataclass
+class _State:
+    fn: Function
+    held: tuple[int, SassLine, tuple[str, int] | None, dict[str, Any]] | None = None
+    """A t0_t15 half of a 16x32bx2 waiting for its t16_t31 half (the next tcgen05 instruction)."""
+
+
+def scan_sass(path: str, lines: Iterable[str], catalog: Catalog, explainer: Any) -> Module:
+    """Every tcgen05 instruction of a SASS listing, as records, in listing order."""
+    from tmemviz.families.explain.sass_ops import SassOps
+
+    module = Module(path)
+    ops = SassOps(catalog, explainer, Tables.build(catalog))
+    state = _State(Function(None))
+    for event in events(lines):
+        if event.kind == "code":
+            text = event.value
+            if "UR" in text:
+                if "UMOV" in text:
+                    m = _UMOV.search(text)
+                    if m:
+                        state.fn.movs[m.group(1)] = int(m.group(2), 0) & 0xFFFFFFFF
+                        continue
+                m = _WRITES_UR.match(text)
+                if m and not any(w in text for w in _WANTED):
+                    _forget(state.fn, m.group(2), m.group(1) or "")
+            if not any(w in text for w in _WANTED):
+                continue
+            sass = parse_sass(text)
+            if sass is None:
+                continue
+            ops.handle(event.line, sass, event.source, state, module)
+        elif event.kind == "function":
+            ops.flush(state, module)
+            state = _State(Function(event.value))
+        elif event.kind == "label":
+            ops.flush(state, module)
+            state.fn.movs.clear()  # a join point: a constant seen above may not reach here
+        elif event.kind == "target" and module.target is None:
+            module.target = event.value
+    ops.flush(state, module)
+    return module
+
+
+def _forget(fn: Function, register: str, modifiers: str) -> None:
+    """An instruction wrote ``register`` (two or four of them for .64/.128): its constant is gone."""
+    count = 4 if ".128" in modifiers else 2 if ".64" in modifiers else 1
+    first = int(register[2:])
+    for k in range(count):
+        fn.movs.pop(f"UR{first + k}", None)
+
+
+def record_base(line: int, sass: SassLine, source: tuple[str, int] | None, fn: Function) -> dict[str, Any]:
+    """The fields every SASS record has besides the PTX ones."""
+    out: dict[str, Any] = {"line": line, "sass": sass.text, "function": fn.name}
+    if sass.address is not None:
+        out["address"] = f"0x{sass.address:04x}"
+    if source is not None:
+        out["source"] = {"file": source[0], "line": source[1]}
+    if sass.guard:
+        out["guard"] = sass.guard
+    return out
+
+
+def not_explained(out: dict[str, Any], op: str, message: str, module: Module) -> dict[str, Any]:
+    out.setdefault("op", op)
+    out["error"] = message
+    module.warnings.append(Warning(out["line"], message))
+    return out
+
+
+__all__ = ["CTA_PAIR", "Tables", "bracket", "not_explained", "parse_tmem", "record_base", "register_number",
+           "scan_sass", "TmemvizError"]  # fmt: skip
