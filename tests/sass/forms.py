@@ -134,7 +134,7 @@ def cp_forms() -> list[Form]:
                 name = f"cp{group}_{shape}_{(multicast or 'none').replace('::', '_')}_{fmt or 'plain'}"
                 key = {"op": "cp", "shape": shape, "multicast": multicast, "cta_group": group,
                        "decompress": fmt}  # fmt: skip
-                out.append(Form(name, key, (f"{q} [t+{BASE}], a;",)))
+                out.append(Form(name, key, (f"{q} [t+{BASE & 0xFFFF}], a;",)))  # lane 0: the copies span 128
     return out
 
 

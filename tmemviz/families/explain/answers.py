@@ -118,10 +118,16 @@ def datapath(m: int, n: int, cta_group: int, sparse: bool, ws: bool) -> tuple[st
 
 
 def file_record(module: Any) -> dict[str, Any]:
-    """``{"path", "target", "instructions", "warnings"}`` for one scanned file."""
-    return {
+    """``{"path", "target", "instructions", "warnings"}`` for one scanned file; a SASS one also says its
+    ``language`` and, given with its PTX, the ``pairing`` (families/explain/pairing.py)."""
+    out = {
         "path": module.path,
         "target": module.target,
         "instructions": module.instructions,
         "warnings": [w.record() for w in sorted(module.warnings, key=lambda w: w.line)],
     }
+    if getattr(module, "language", "ptx") == "sass":
+        out["language"] = "sass"
+        if getattr(module, "pairing", None):
+            out["pairing"] = module.pairing
+    return out

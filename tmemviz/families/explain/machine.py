@@ -17,9 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tmemviz.catalog import Catalog
-from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.scan import Function, Module, Warning
-from tmemviz.sass.line import SassLine, bracket, parse_sass, parse_tmem, register_number
+from tmemviz.sass.line import SassLine, parse_sass
 from tmemviz.sass.listing import events
 
 CTA_PAIR = "2CTA"
@@ -134,5 +133,26 @@ def not_explained(out: dict[str, Any], op: str, message: str, module: Module) ->
     return out
 
 
-__all__ = ["CTA_PAIR", "Tables", "bracket", "not_explained", "parse_tmem", "record_base", "register_number",
-           "scan_sass", "TmemvizError"]  # fmt: skip
+
+
+def read_module(path: str, lines: Iterable[str] | None, catalog: Catalog, explainer: Any) -> Module:
+    """One input explained: a cubin (ELF, through nvdisasm), a SASS listing or PTX, told by content.
+
+    ``lines`` given: text already in hand (``--text``); else the file ``path`` (``-`` is stdin).
+    """
+    from tmemviz.families.explain.scan import scan
+    from tmemviz.files import text_lines
+    from tmemviz.sass.cubin import cubin_lines, is_elf
+    from tmemviz.sass.listing import sniff
+
+    if lines is None and is_elf(path):
+        module = scan_sass(path, cubin_lines(path), catalog, explainer)
+        module.language = "sass"  # type: ignore[attr-defined]
+        return module
+    kind, stream = sniff(text_lines(path) if lines is None else lines)
+    if kind == "sass":
+        module = scan_sass(path, stream, catalog, explainer)
+    else:
+        module = scan(path, stream, explainer)
+    module.language = kind  # type: ignore[attr-defined]
+    return module

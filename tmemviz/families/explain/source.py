@@ -17,14 +17,16 @@ from tmemviz.errors import TmemvizError
 def explain_sources(files: Sequence[str | os.PathLike[str]], text: str | None, catalog: Catalog) -> Document:
     """Scan each file (then ``text``, named ``<text>``) with one explainer, as one document."""
     from tmemviz.families.explain.document import explain_document
+    from tmemviz.families.explain.machine import read_module
     from tmemviz.families.explain.ops import Explainer
-    from tmemviz.families.explain.scan import scan
-    from tmemviz.files import text_lines
+    from tmemviz.families.explain.pairing import pair_modules
 
     if not files and text is None:
-        raise TmemvizError("give one or more PTX files (or - for standard input)")
+        raise TmemvizError("give one or more PTX or SASS files or cubins (or - for standard input)")
     explainer = Explainer(catalog)
-    modules = [scan(os.fspath(p), text_lines(p), explainer) for p in files]
+    # PTX, a SASS listing or a cubin, told by content (tmemviz/families/explain/machine.py).
+    modules = [read_module(os.fspath(p), None, catalog, explainer) for p in files]
     if text is not None:
-        modules.append(scan("<text>", text.splitlines(), explainer))
+        modules.append(read_module("<text>", text.splitlines(), catalog, explainer))
+    pair_modules(modules)
     return explain_document(modules)

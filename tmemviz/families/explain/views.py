@@ -67,7 +67,7 @@ def compact(ptx: str, keep: int = 4) -> str:
 
 def describe(record: dict[str, Any]) -> str:
     """The instruction's text, then what it does; for ld/st, thread 0's first registers and their cells."""
-    text = compact(record["ptx"]) + "\n"
+    text = compact(record.get("sass") or record["ptx"]) + "\n"  # SASS records: the instruction as printed
     if "error" in record:
         return text + f"not explained: {record['error']}"
     text += record.get("summary", "")
