@@ -9,6 +9,7 @@ PTX register; a st's registers are loaded from global memory the same way.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,11 +37,15 @@ class Form:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
+_NAMES = re.compile(r"(?<![\w.%:])(r\d+|t|m|x|a|b|q|dp)(?![\w:])")
+"""The kernel's register names, written bare in the forms and given PTX's % here (``r3`` -> ``%r3``)."""
+
+
 def kernel(form: Form) -> str:
     lines = [
         f".visible .entry {form.name}(.param .u32 p, .param .u64 d)",
         "{",
-        "  .reg .b32 r<300>;",
+        "  .reg .b32 %r<300>;",
         "  .reg .b32 t, m, x;",
         "  .reg .b64 dp, a, b, bar;",
         "  .reg .pred q;",
@@ -57,7 +62,7 @@ def kernel(form: Form) -> str:
         "  ret;",
         "}",
     ]
-    return "\n".join(lines)
+    return "\n".join(lines[:2] + [_NAMES.sub(r"%\1", t) for t in lines[2:]])
 
 
 def module(forms: list[Form], target: str) -> str:
@@ -147,6 +152,21 @@ SCALED = (
 )
 
 
+TYPES = {"f16": "F16", "tf32": "TF32", "f8f6f4": "E4M3", "i8": "S8", "mxf8f6f4": "E4M3", "mxf4": "E2M1",
+         "mxf4nvf4": "E2M1"}  # fmt: skip
+
+
+def _idesc(kind: str, scale: str, sparse: bool) -> int:
+    """A valid instruction descriptor for the form: M=128, N=64, A/B of the kind's type, bit 2 set exactly
+    for .sp (as CUTLASS sets it); UE4M3 scale factors for block16, UE8M0 otherwise."""
+    from tmemviz.families.mma.idesc import encode
+
+    given: dict[str, Any] = {"a_type": TYPES[kind], "b_type": TYPES[kind], "n": 64, "sparse": sparse}
+    if scale:
+        given["scale_type"] = "UE4M3" if scale.endswith("block16") else "UE8M0"
+    return encode(kind, **given)
+
+
 def mma_forms() -> list[Form]:
     """Each kind x cta_group x {A in shared memory, A in TMEM} x {dense, .sp} x {plain, .ws}."""
     out = []
@@ -172,7 +192,8 @@ def mma_forms() -> list[Form]:
                         key = {"op": "mma", "kind": kind, "cta_group": group, "a_in_tmem": a_tmem,
                                "sparse": sparse, "ws": ws, "block_scale": bool(scale),
                                "scale": scale.rsplit(".", 1)[-1] if scale else None}  # fmt: skip
-                        body = ("mov.b32 r9, 0x08200490;", f"{q} {', '.join(ops)};")
+                        idesc = _idesc(kind, scale, sparse)
+                        body = (f"mov.b32 r9, {idesc:#010x};", f"{q} {', '.join(ops)};")
                         out.append(Form(name, key, body))
     return out
 

@@ -20,7 +20,30 @@ _ERROR = re.compile(r"line (\d+); (?:error|fatal)\s*:\s*(.*)")
 _KERNEL = re.compile(r"^\.visible \.entry (\w+)\(")
 _FUNCTION = re.compile(r"^\s*\.text\.(\w+):")
 _CODE = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;?\s*$")
-KEEP = ("TM", "UTC", "STG", "LDG", "STS", "LDS")
+KEEP = ("TM", "UTC", "UMOV")
+"""Opcodes kept as printed: the tcgen05 work and the constants moved into uniform registers (idesc)."""
+_GLOBAL = re.compile(r"^(STG|LDG)\.E(?:\.(64|128))?\s+(?:(R\d+),\s*)?desc\[UR\d+\]\[R\d+\.64(?:\+(0x[0-9a-f]+))?\](?:,\s*(R\d+))?")
+
+
+def global_words(lines: list[str], opcode: str) -> dict[int, int]:
+    """Word offset (from the kernel's pointer) -> register number, for every STG (or LDG) of the kernel.
+
+    >>> global_words(["STG.E.64 desc[UR4][R2.64+0x8], R6", "STG.E desc[UR4][R2.64], R4"], "STG")
+    {2: 6, 3: 7, 0: 4}
+    """
+    out: dict[int, int] = {}
+    for text in lines:
+        m = _GLOBAL.match(text)
+        if not m or m.group(1) != opcode:
+            continue
+        width = int(m.group(2) or 32) // 32
+        register = m.group(5) if opcode == "STG" else m.group(3)
+        offset = int(m.group(4) or "0", 16)
+        if register is None or offset % 4:
+            continue
+        for k in range(width):
+            out[offset // 4 + k] = int(register[1:]) + k
+    return out
 
 
 def version(tool: str) -> str:
@@ -93,10 +116,22 @@ def observe(ptxas: str, nvdisasm: str, directory: Path) -> dict[str, Any]:
             if f.name in refused:
                 entry["refused"] = refused[f.name]
             else:
-                entry["sass"] = [s for s in kernels[f.name] if any(k in s.split()[0] for k in KEEP)
-                                 or (s.startswith("@") and any(k in s.split()[1] for k in KEEP))]  # fmt: skip
+                lines = kernels[f.name]
+                entry["sass"] = [s for s in lines if any(k in s.split()[s.startswith("@")] for k in KEEP)]
+                if f.registers:
+                    # The form moves register i of its vector to/from global word i (forms.py).
+                    words = global_words(lines, "STG" if f.key["op"] != "st" else "LDG")
+                    entry["registers"] = [words.get(i) for i in range(f.registers)]
+                    if f.key["op"] == "ld.red":
+                        entry["redval"] = words.get(256)
             result["forms"][f.name] = entry
     return result
+
+
+def dump(found: dict[str, Any]) -> str:
+    """The observations as JSON, one form per line (small, and a diff shows which form changed)."""
+    forms = ",\n".join(f"  {json.dumps(n)}: {json.dumps(v)}" for n, v in found["forms"].items())
+    return f'{{"tools": {json.dumps(found["tools"])},\n "forms": {{\n{forms}\n}}}}\n'
 
 
 if __name__ == "__main__":
@@ -105,4 +140,4 @@ if __name__ == "__main__":
 
     with tempfile.TemporaryDirectory() as tmp:
         found = observe(ptxas_path, nvdisasm_path, Path(tmp))
-    Path(out).write_text(json.dumps(found, indent=1) + "\n")
+    Path(out).write_text(dump(found))

@@ -54,7 +54,12 @@ def sniff(lines: Iterable[str]) -> tuple[str, Iterator[str]]:
         seen.append(text)
         if _PTX.match(text):
             break
-        if _OFFSET.search(text) or _CUOBJDUMP_FUNCTION.match(text) or text.lstrip().startswith("code for sm_"):
+        if (
+            _OFFSET.search(text)
+            or _CUOBJDUMP_FUNCTION.match(text)
+            or _NVDISASM_FUNCTION.match(text)
+            or text.lstrip().startswith(("code for sm_", ".elftype", ".headerflags"))
+        ):
             kind = "sass"
             break
         if _TCGEN05_SASS.search(text) and parse_sass(text) is not None:

@@ -201,6 +201,8 @@ class SassOps:
         else:
             statement = f"tcgen05.st.sync.aligned.{q}{'.unpack::16b' if parsed['pack'] else ''}.b32 {address}, {vector};"
         record = self.as_ptx(line, statement, state, module)
+        if parsed["op"] == "ld.red":
+            record["redval_register"] = parsed["redval"]
         if shape.split and "cells" in record:
             lo, hi = HALF_THREADS[access]
             record["cells"] = [c for c in record["cells"] if lo <= c["thread"] <= hi]
