@@ -26,6 +26,8 @@ CTA_PAIR = "2CTA"
 _WRITES_UR = re.compile(r"^\s*(?:/\*\w+\*/)?\s*(?:@!?U?P\w+\s+)?[A-Z][A-Z0-9_]*(\.[\w.]+)?\s+(UR\d+)\b")
 _UMOV = re.compile(r"\bUMOV\s+(UR\d+)\s*,\s*(0x[0-9a-fA-F]+|\d+)\s*;")
 _WANTED = ("TM", "UTC")
+_ADDRESS = re.compile(r"^\s*/\*([0-9a-fA-F]+)\*/")
+_BRANCH = re.compile(r"\bBRA(?:\.\w+)*\s+(?:!?U?P\w+\s*,\s*)?(0x[0-9a-fA-F]+)")
 
 
 @dataclass
@@ -65,6 +67,8 @@ class Tables:
 @dataclass
 class _State:
     fn: Function
+    targets: set[int] = field(default_factory=set)
+    """Branch targets ahead (cuobjdump prints ``BRA 0x1e0``, no labels): a join point clears constants."""
     held: tuple[int, SassLine, tuple[str, int] | None, dict[str, Any]] | None = None
     """A t0_t15 half of a 16x32bx2 waiting for its t16_t31 half (the next tcgen05 instruction)."""
 
@@ -79,6 +83,15 @@ def scan_sass(path: str, lines: Iterable[str], catalog: Catalog, explainer: Any)
     for event in events(lines):
         if event.kind == "code":
             text = event.value
+            if "BRA" in text:
+                m = _BRANCH.search(text)
+                if m:
+                    state.targets.add(int(m.group(1), 16))
+                state.fn.movs.clear()
+            if state.targets and state.fn.movs:
+                m = _ADDRESS.match(text)
+                if m and int(m.group(1), 16) in state.targets:
+                    state.fn.movs.clear()
             if "UR" in text:
                 if "UMOV" in text:
                     m = _UMOV.search(text)

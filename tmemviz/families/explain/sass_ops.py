@@ -26,6 +26,27 @@ def _address(tmem: tuple[str | None, int]) -> str:
     return f"[{base} + {imm}]" if imm else f"[{base}]"
 
 
+def _half_summary(record: dict[str, Any], op: str, lo: int, hi: int) -> str:
+    """E.g. ``16x32bx2.x8, threads 16..31 (second access, split offset 8): load lanes 0..15, columns 8..15``."""
+    cells = record["cells"]
+    lanes = sorted({c["lane"] for c in cells})
+    cols = sorted({c["col"] for c in cells})
+    runs: list[list[int]] = []
+    for c in cols:
+        if runs and c == runs[-1][1] + 1:
+            runs[-1][1] = c
+        else:
+            runs.append([c, c])
+    spans = " and ".join(f"{a}..{b}" if a != b else str(a) for a, b in runs)
+    which = "first access" if lo == 0 else f"second access, split offset {record['split_offset']}"
+    verb = {"st": "store"}.get(op, "load")
+    base = f" relative to {record['base']}" if record.get("base") else ""
+    regs = len(record.get("registers") or ())
+    pack = (".unpack::16b" if op == "st" else ".pack::16b") if record["pack"] else ""
+    return (f"{record['shape']}.x{record['num']}{pack}, threads {lo}..{hi} "
+            f"({which}): {verb} lanes {lanes[0]}..{lanes[-1]}, columns {spans}{base} ({regs} registers/thread)")
+
+
 class SassOps:
     """Explains the tcgen05 instructions of one listing, in order (holding a split half for its pair)."""
 
@@ -208,8 +229,7 @@ class SassOps:
             record["cells"] = [c for c in record["cells"] if lo <= c["thread"] <= hi]
             record["threads"] = [lo, hi]
             record["offset"] = {"lane": imm >> 16, "col": imm & 0xFFFF}
-            known = "" if out.get("error") else f"threads {lo}..{hi} of the pair"
-            record["summary"] = f"{known}: {record['summary']}" if known else record["summary"]
+            record["summary"] = _half_summary(record, parsed["op"], lo, hi)
         module.instructions.append(self.finish(out, record))
 
     # -- cp, shift, commit, alloc/dealloc -------------------------------------------------------------

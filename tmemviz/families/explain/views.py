@@ -73,13 +73,14 @@ def describe(record: dict[str, Any]) -> str:
     text += record.get("summary", "")
     cells = record.get("cells")
     if cells:
-        first = [c for c in cells if c["thread"] == 0][: REGISTERS_SHOWN * (2 if record.get("pack") else 1)]
+        who = cells[0]["thread"]  # thread 0, or 16 for the second instruction of a split SASS pair
+        first = [c for c in cells if c["thread"] == who][: REGISTERS_SHOWN * (2 if record.get("pack") else 1)]
         spots = ", ".join(
             f"{c['register'] or 'r' + str(c['reg'])}{'.hi' if c.get('half') == 1 else ''}"
             f" -> lane {c['lane']} col {c['col']}"
             for c in first
         )
         text += (
-            f"\nthread 0: {spots}{' ...' if len(first) < sum(1 for c in cells if c['thread'] == 0) else ''}"
+            f"\nthread {who}: {spots}{' ...' if len(first) < sum(1 for c in cells if c['thread'] == who) else ''}"
         )
     return text
