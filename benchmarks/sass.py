@@ -1,0 +1,94 @@
+"""``tmemviz explain K.cubin`` against ``nvdisasm -c -g K.cubin`` alone: the target is at most 3x.
+
+Usage: python benchmarks/sass.py [--runs N] [--check]
+
+Cubins: every ``tests/kernels/*.cubin`` (real Triton and CuTe DSL kernels, one to a few tcgen05
+instructions each) and one big cubin assembled here from ``tests/sass/forms.py`` (304 kernels, every
+tcgen05 form, about 1 MB; needs ptxas 13: the test extra's nvidia-cuda-nvcc, else skipped). For each:
+the best of ``--runs`` wall times of nvdisasm writing its listing to /dev/null, and of the installed CLI
+(``tmemviz explain K.cubin -f json``, Python start-up included, output discarded), and their ratio.
+``--check`` exits 1 when a ratio exceeds 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+KERNELS = REPO / "tests" / "kernels"
+TARGET = 3.0
+
+
+def tool(name: str) -> str | None:
+    """``name`` from the pip wheels (nvidia/*/bin), else PATH."""
+    sys.path.insert(0, str(REPO / "tests" / "sass"))
+    from conftest import pip_tool
+
+    return pip_tool(name)
+
+
+def best(command: list[str], runs: int, env: dict[str, str]) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(command, stdout=subprocess.DEVNULL, check=True, cwd=REPO, env=env)
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def forms_cubin(directory: Path) -> Path | None:
+    """The sm_100a kernels of tests/sass/forms.py assembled into one cubin (None without ptxas)."""
+    ptxas = tool("ptxas")
+    if ptxas is None:
+        return None
+    sys.path[:0] = [str(REPO / "tests"), str(REPO / "tests" / "sass")]
+    from forms import all_forms, module
+
+    source = directory / "forms.ptx"
+    source.write_text(module(all_forms(), "sm_100a"))
+    cubin = directory / "forms.cubin"
+    subprocess.run([ptxas, "-arch=sm_100a", str(source), "-o", str(cubin)], check=True)
+    return cubin
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+    nvdisasm = tool("nvdisasm")
+    if nvdisasm is None:
+        print("nvdisasm is absent (pip install nvidia-cuda-nvdisasm): nothing to compare")
+        return 1 if args.check else 0
+    env = {**os.environ, "PATH": f"{Path(nvdisasm).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    script = Path(sys.executable).with_name("tmemviz")
+    cli = [str(script)] if script.exists() else [sys.executable, "-m", "tmemviz"]
+    worst = 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        cubins = sorted(KERNELS.glob("*.cubin"))
+        big = forms_cubin(Path(tmp))
+        if big is not None:
+            cubins.append(big)
+        else:
+            print("ptxas is absent: the 304-kernel cubin is skipped")
+        print(f"{'cubin':34} {'bytes':>9} {'nvdisasm':>9} {'explain':>9} {'ratio':>6}")
+        for cubin in cubins:
+            t_dis = best([nvdisasm, "-c", "-g", str(cubin)], args.runs, env)
+            t_exp = best([*cli, "explain", str(cubin), "-f", "json"], args.runs, env)
+            ratio = t_exp / t_dis
+            worst = max(worst, ratio)
+            name = "forms (304 kernels)" if cubin == big else cubin.name
+            print(f"{name:34} {cubin.stat().st_size:9,} {t_dis:8.3f}s {t_exp:8.3f}s {ratio:5.2f}x")
+    verdict = "ok" if worst <= TARGET else "MISSED"
+    print(f"worst ratio {worst:.2f}x (target <= {TARGET}x) {verdict}")
+    return 1 if args.check and worst > TARGET else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
