@@ -105,7 +105,9 @@ def ldst_forms() -> list[Form]:
             else:
                 body = [*_loads(regs), f"{q} {address}, {_vector(regs)};", "tcgen05.wait::st.sync.aligned;"]
             key = {"op": op, "shape": shape, "num": num, "pack": pack}
-            out.append(Form(f"{op}_{shape}_x{num}{'_pack' if pack else ''}", key, tuple(body), registers=regs))
+            out.append(
+                Form(f"{op}_{shape}_x{num}{'_pack' if pack else ''}", key, tuple(body), registers=regs)
+            )
     return out
 
 

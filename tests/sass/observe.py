@@ -22,7 +22,9 @@ _FUNCTION = re.compile(r"^\s*\.text\.(\w+):")
 _CODE = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;?\s*$")
 KEEP = ("TM", "UTC", "UMOV")
 """Opcodes kept as printed: the tcgen05 work and the constants moved into uniform registers (idesc)."""
-_GLOBAL = re.compile(r"^(STG|LDG)\.E(?:\.(64|128))?\s+(?:(R\d+),\s*)?desc\[UR\d+\]\[R\d+\.64(?:\+(0x[0-9a-f]+))?\](?:,\s*(R\d+))?")
+_GLOBAL = re.compile(
+    r"^(STG|LDG)\.E(?:\.(64|128))?\s+(?:(R\d+),\s*)?desc\[UR\d+\]\[R\d+\.64(?:\+(0x[0-9a-f]+))?\](?:,\s*(R\d+))?"
+)
 
 
 def global_words(lines: list[str], opcode: str) -> dict[int, int]:
@@ -86,7 +88,9 @@ def _assemble(ptxas: str, directory: Path, forms: list[Form], target: str) -> tu
 
 def disassemble(nvdisasm: str, cubin: Path) -> dict[str, list[str]]:
     """Kernel name -> its instructions as nvdisasm -c prints them (address stripped, no ';')."""
-    out = subprocess.run([nvdisasm, "-c", str(cubin)], capture_output=True, text=True, timeout=600, check=True)
+    out = subprocess.run(
+        [nvdisasm, "-c", str(cubin)], capture_output=True, text=True, timeout=600, check=True
+    )
     kernels: dict[str, list[str]] = {}
     current: list[str] = []
     for line in out.stdout.splitlines():

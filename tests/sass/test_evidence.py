@@ -16,7 +16,7 @@ import pytest
 
 from tmemviz.catalog import Catalog
 from tmemviz.families.cp.shapes import KIND as CP
-from tmemviz.families.explain.sass_mma import explain_table
+from tmemviz.families.explain.umma import explain_table
 from tmemviz.families.ldst.shapes import KIND as LDST
 from tmemviz.families.mma.shapes import mma_sass
 from tmemviz.families.shift.shapes import KIND as SHIFT
@@ -59,7 +59,9 @@ def predict(catalog: Catalog, key: dict) -> list[str] | None:
             red = table.red
             kind, rest = key["red"].split(".")[-1], key["red"].split(".")[:-1]
             name = ".".join(w for w in rest if w != "NaN")
-            tail = f".{red[name]}" + (f".{red[kind]}" if red[kind] else "") + (".NAN" if "NaN" in rest else "")
+            tail = (
+                f".{red[name]}" + (f".{red[kind]}" if red[kind] else "") + (".NAN" if "NaN" in rest else "")
+            )
             return [red["opcode"] + s.removeprefix("LDTM") + num + tail for s in table.ld]
         pack = f".{table.pack[op]}" if key["pack"] else ""
         return [s + num + pack for s in getattr(table, op)]

@@ -28,8 +28,9 @@ def files(*paths: Path) -> list[dict]:
 
 
 def work(record: dict) -> tuple:
-    return (record["op"], record.get("shape"), record.get("num"), record.get("pack"),
-            record.get("multicast"), record.get("decompress"), (record.get("red") or {}).get("op"))  # fmt: skip
+    red = (record.get("red") or {}).get("op")
+    fields = ("shape", "num", "pack", "multicast", "decompress")
+    return (record["op"], *(record.get(f) for f in fields), red)
 
 
 def kinds(records: list[dict]) -> list[set[str]]:
@@ -65,8 +66,9 @@ def test_cubin_explains_the_ptx_work(name: str, nvdisasm: str, monkeypatch: pyte
     ptx, sass = files(KERNELS / f"{name}.ptx", KERNELS / f"{name}.cubin")
     assert sass["language"] == "sass" and sass["target"] == ptx["target"]
     same_work(ptx, sass)
-    assert all(r.get("source", {}).get("file", "").endswith(".py") for r in sass["instructions"]
-               if r["op"] != "dealloc"), "ptxas -lineinfo: each tcgen05 instruction has its Python line"  # fmt: skip
+    # ptxas -lineinfo: each tcgen05 instruction has its Python line.
+    lines = [r.get("source", {}).get("file", "") for r in sass["instructions"] if r["op"] != "dealloc"]
+    assert all(f.endswith(".py") for f in lines)
 
 
 @pytest.mark.parametrize("name", LISTINGS)
@@ -119,7 +121,9 @@ def test_mma_scaled_kind_and_idesc_from_the_listing() -> None:
     assert all(r["block_scale"] for r in mmas)
 
 
-def test_cli_reads_a_listing_from_stdin(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_reads_a_listing_from_stdin(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import io
     import sys
 
@@ -129,8 +133,9 @@ def test_cli_reads_a_listing_from_stdin(capsys: pytest.CaptureFixture[str], monk
     assert '"language": "sass"' in out and "16dp32bit_t16_t31" in out
 
 
-def test_cubin_without_nvdisasm_is_one_sentence(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-                                                tmp_path: Path) -> None:  # fmt: skip
+def test_cubin_without_nvdisasm_is_one_sentence(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr("tmemviz.sass.cubin.find_nvdisasm", lambda: None)
     message = bad(capsys, "explain", str(KERNELS / "triton_st_16x64b.cubin"))
@@ -138,8 +143,9 @@ def test_cubin_without_nvdisasm_is_one_sentence(capsys: pytest.CaptureFixture[st
     assert message.count("\n") <= 1
 
 
-def test_an_elf_nvdisasm_refuses_is_one_sentence(capsys: pytest.CaptureFixture[str], nvdisasm: str,
-                                                 monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:  # fmt: skip
+def test_an_elf_nvdisasm_refuses_is_one_sentence(
+    capsys: pytest.CaptureFixture[str], nvdisasm: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("PATH", str(Path(nvdisasm).parent), prepend=":")
     broken = tmp_path / "k.cubin"
     broken.write_bytes(b"\x7fELF" + b"\0" * 60)

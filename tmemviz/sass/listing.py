@@ -73,7 +73,8 @@ def events(lines: Iterable[str]) -> Iterator[Event]:
     parsed here (most are not tcgen05): :func:`tmemviz.sass.line.parse_sass` reads the ones wanted.
 
     >>> text = ['code for sm_100a', '  Function : k', '//## File "k.py", line 7',
-    ...         '  /*0030*/   LDTM.x8 R4, tmem[UR4] ;   /* 0x0000000004047fee */', '  /* 0x000e2200081c0000 */']
+    ...         '  /*0030*/   LDTM.x8 R4, tmem[UR4] ;   /* 0x0000000004047fee */',
+    ...         '  /* 0x000e2200081c0000 */']
     >>> [(e.kind, e.line, e.source or e.value) for e in events(text)]
     [('target', 1, 'sm_100a'), ('function', 2, 'k'), ('code', 4, ('k.py', 7))]
     """

@@ -22,10 +22,10 @@ def spelling(value: Any, source: str, field: str, opcode: str | None = None) -> 
 
     >>> spelling("LDTM.16dp64bit", "f.yaml", "sass.ld[0]", "LDTM")
     'LDTM.16dp64bit'
-    >>> spelling("ldtm", "f.yaml", "sass.ld[0]")
+    >>> spelling("ldtm", "f.yaml", "sass.ld[0]")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    tmemviz.errors.TmemvizError: f.yaml: field 'sass.ld[0]': expected a SASS opcode and modifiers such as 'LDTM.16dp64bit', got 'ldtm'
+    tmemviz.errors.TmemvizError: f.yaml: field 'sass.ld[0]': expected a SASS opcode and modifiers ...
     """
     if not isinstance(value, str) or not _SPELLING.match(value):
         raise TmemvizError(
@@ -41,7 +41,8 @@ def word(value: Any, source: str, field: str) -> str:
     """A checked modifier word (letters, digits, _; '' for one nvdisasm leaves unprinted)."""
     if not isinstance(value, str) or not _WORD.match(value):
         raise TmemvizError(
-            f"{source}: field '{field}': expected a SASS modifier word such as 'PACK16BIT', got {describe(value)}"
+            f"{source}: field '{field}': expected a SASS modifier word such as 'PACK16BIT', "
+            f"got {describe(value)}"
         )
     return value
 
@@ -50,6 +51,7 @@ def words(doc: Any, source: str, field: str, keys: tuple[str, ...]) -> dict[str,
     """A mapping with exactly ``keys``, each a modifier word."""
     if not isinstance(doc, dict) or set(doc) != set(keys):
         raise TmemvizError(
-            f"{source}: field '{field}': expected a mapping with exactly {', '.join(keys)}, got {describe(doc)}"
+            f"{source}: field '{field}': expected a mapping with exactly {', '.join(keys)}, "
+            f"got {describe(doc)}"
         )
     return {k: word(doc[k], source, f"{field}.{k}") for k in keys}

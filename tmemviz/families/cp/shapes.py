@@ -70,7 +70,7 @@ class Placement:
     cute_dsl: str | None = None
     """The CuTe DSL op class (``cutlass.cute.nvgpu.tcgen05``), e.g. ``Cp2x64x128b0213Op``."""
     sass: str | None = None
-    """How ptxas spells this copy in SASS, e.g. ``UTCCP.T.S.4x32dp128bit`` (before .2CTA and decompression)."""
+    """How ptxas spells this copy in SASS, e.g. ``UTCCP.T.S.4x32dp128bit`` (.2CTA and decompression aside)."""
 
     @property
     def replicas(self) -> int:

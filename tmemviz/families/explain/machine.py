@@ -17,51 +17,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tmemviz.catalog import Catalog
-from tmemviz.families.explain.scan import Function, Module, Warning
+from tmemviz.families.explain.sass_fields import Tables
+from tmemviz.families.explain.sass_ops import SassOps
+from tmemviz.families.explain.scan import Function, Module
 from tmemviz.sass.line import SassLine, parse_sass
 from tmemviz.sass.listing import events
 
-CTA_PAIR = "2CTA"
-"""The modifier ptxas adds for .cta_group::2 (UTCCP, UTC*MMA, UTCBAR, UTCSHIFT, alloc)."""
 _WRITES_UR = re.compile(r"^\s*(?:/\*\w+\*/)?\s*(?:@!?U?P\w+\s+)?[A-Z][A-Z0-9_]*(\.[\w.]+)?\s+(UR\d+)\b")
 _UMOV = re.compile(r"\bUMOV\s+(UR\d+)\s*,\s*(0x[0-9a-fA-F]+|\d+)\s*;")
 _WANTED = ("TM", "UTC")
 _ADDRESS = re.compile(r"^\s*/\*([0-9a-fA-F]+)\*/")
 _BRANCH = re.compile(r"\bBRA(?:\.\w+)*\s+(?:!?U?P\w+\s*,\s*)?(0x[0-9a-fA-F]+)")
-
-
-@dataclass
-class Tables:
-    """SASS spelling -> what it implements, built once per run from the shape files."""
-
-    ldst: dict[str, tuple[Any, str, int]] = field(default_factory=dict)
-    """``LDTM.16dp64bit`` -> (ld/st shape, "ld"/"st", access index)."""
-    cp: dict[str, tuple[Any, str | None]] = field(default_factory=dict)
-    """``UTCCP.T.S.4x32dp128bit`` -> (cp shape, multicast)."""
-    decompress: dict[str, str] = field(default_factory=dict)
-    shift: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def build(cls, catalog: Catalog) -> Tables:
-        from tmemviz.families.cp.shapes import KIND as CP
-        from tmemviz.families.ldst.shapes import KIND as LDST
-        from tmemviz.families.shift.shapes import KIND as SHIFT
-
-        t = cls()
-        for shape in catalog.shapes(LDST):
-            if shape.sass is not None:
-                for op, names in (("ld", shape.sass.ld), ("st", shape.sass.st)):
-                    for access, name in enumerate(names):
-                        t.ldst[name] = (shape, op, access)
-        for copy in catalog.shapes(CP):
-            t.decompress.update({word: fmt for fmt, word in copy.sass_decompress})
-            for p in copy.placements:
-                if p.sass:
-                    t.cp[p.sass] = (copy, p.multicast)
-        for shift in catalog.shapes(SHIFT):
-            if shift.sass:
-                t.shift[shift.sass] = shift
-        return t
 
 
 @dataclass
@@ -75,8 +41,6 @@ class _State:
 
 def scan_sass(path: str, lines: Iterable[str], catalog: Catalog, explainer: Any) -> Module:
     """Every tcgen05 instruction of a SASS listing, as records, in listing order."""
-    from tmemviz.families.explain.sass_ops import SassOps
-
     module = Module(path)
     ops = SassOps(catalog, explainer, Tables.build(catalog))
     state = _State(Function(None))
@@ -127,27 +91,6 @@ def _forget(fn: Function, register: str, modifiers: str) -> None:
         fn.movs.pop(f"UR{first + k}", None)
 
 
-def record_base(line: int, sass: SassLine, source: tuple[str, int] | None, fn: Function) -> dict[str, Any]:
-    """The fields every SASS record has besides the PTX ones."""
-    out: dict[str, Any] = {"line": line, "sass": sass.text, "function": fn.name}
-    if sass.address is not None:
-        out["address"] = f"0x{sass.address:04x}"
-    if source is not None:
-        out["source"] = {"file": source[0], "line": source[1]}
-    if sass.guard:
-        out["guard"] = sass.guard
-    return out
-
-
-def not_explained(out: dict[str, Any], op: str, message: str, module: Module) -> dict[str, Any]:
-    out.setdefault("op", op)
-    out["error"] = message
-    module.warnings.append(Warning(out["line"], message))
-    return out
-
-
-
-
 def read_module(path: str, lines: Iterable[str] | None, catalog: Catalog, explainer: Any) -> Module:
     """One input explained: a cubin (ELF, through nvdisasm), a SASS listing or PTX, told by content.
 
@@ -163,9 +106,6 @@ def read_module(path: str, lines: Iterable[str] | None, catalog: Catalog, explai
         module.language = "sass"  # type: ignore[attr-defined]
         return module
     kind, stream = sniff(text_lines(path) if lines is None else lines)
-    if kind == "sass":
-        module = scan_sass(path, stream, catalog, explainer)
-    else:
-        module = scan(path, stream, explainer)
+    module = scan_sass(path, stream, catalog, explainer) if kind == "sass" else scan(path, stream, explainer)
     module.language = kind  # type: ignore[attr-defined]
     return module

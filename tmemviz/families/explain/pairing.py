@@ -108,7 +108,7 @@ def _match(ptx: list[dict[str, Any]], sass: list[dict[str, Any]]) -> dict[int, l
     out: dict[int, list[dict[str, Any]]] = defaultdict(list)
     used: set[int] = set()
     taken: set[int] = set()
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag != "equal":
             continue
         for k in range(i2 - i1):
@@ -166,5 +166,7 @@ def _differences(p: dict[str, Any], got: list[dict[str, Any]]) -> list[str]:
                 )
                 break
     if p.get("op") == "mma" and got and " or " in str(got[0].get("kind")):
-        notes.append(f"kind: SASS {got[0]['sass'].split()[0]} alone allows {got[0]['kind']}; PTX says {p['kind']}")
+        notes.append(
+            f"kind: SASS {got[0]['sass'].split()[0]} alone allows {got[0]['kind']}; PTX says {p['kind']}"
+        )
     return notes

@@ -11,9 +11,9 @@ from typing import Any
 
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
-from tmemviz.families.explain.machine import CTA_PAIR, Tables, not_explained, record_base
-from tmemviz.families.explain.scan import Module, Warning
-from tmemviz.sass.line import SassLine, bracket, parse_tmem, register_number
+from tmemviz.families.explain.sass_fields import CTA_PAIR, Tables, not_explained, record_base
+from tmemviz.families.explain.scan import Module
+from tmemviz.sass.line import SassLine, bracket, register_number
 
 HALF_THREADS = ((0, 15), (16, 31))
 """The threads each access of a .16x32bx2 carries (PTX Figure 187; SASS _t0_t15 / _t16_t31)."""
@@ -27,7 +27,8 @@ def _address(tmem: tuple[str | None, int]) -> str:
 
 
 def _half_summary(record: dict[str, Any], op: str, lo: int, hi: int) -> str:
-    """E.g. ``16x32bx2.x8, threads 16..31 (second access, split offset 8): load lanes 0..15, columns 8..15``."""
+    """E.g. ``16x32bx2.x8, threads 16..31 (second access, split offset 8): load lanes 0..15, columns 8..15``
+    (the half's own cells)."""
     cells = record["cells"]
     lanes = sorted({c["lane"] for c in cells})
     cols = sorted({c["col"] for c in cells})
@@ -43,8 +44,10 @@ def _half_summary(record: dict[str, Any], op: str, lo: int, hi: int) -> str:
     base = f" relative to {record['base']}" if record.get("base") else ""
     regs = len(record.get("registers") or ())
     pack = (".unpack::16b" if op == "st" else ".pack::16b") if record["pack"] else ""
-    return (f"{record['shape']}.x{record['num']}{pack}, threads {lo}..{hi} "
-            f"({which}): {verb} lanes {lanes[0]}..{lanes[-1]}, columns {spans}{base} ({regs} registers/thread)")
+    return (
+        f"{record['shape']}.x{record['num']}{pack}, threads {lo}..{hi} "
+        f"({which}): {verb} lanes {lanes[0]}..{lanes[-1]}, columns {spans}{base} ({regs} registers/thread)"
+    )
 
 
 class SassOps:
@@ -72,7 +75,7 @@ class SassOps:
             elif op == "UTCATOMSWS":
                 record = self.alloc(sass)
             elif op.startswith("UTC") and op.endswith("MMA"):
-                from tmemviz.families.explain.sass_mma import mma
+                from tmemviz.families.explain.umma import mma
 
                 record = mma(self, line, sass, state, module)
             else:
@@ -105,14 +108,16 @@ class SassOps:
             parsed = self._read_ldst(sass)
         except TmemvizError as exc:
             self.flush(state, module)
-            module.instructions.append(not_explained(out, sass.opcode.lower()[:2], f"{sass.text}: {exc}", module))
+            module.instructions.append(
+                not_explained(out, sass.opcode.lower()[:2], f"{sass.text}: {exc}", module)
+            )
             return
         shape, access = parsed["shape"], parsed["access"]
         held = state.held
         if shape.split and access == 1 and held is not None and self._pairs(held[3], parsed):
             state.held = None
             first_line, first_sass, first_source, first = held
-            (b0, i0), (b1, i1) = first["tmem"], parsed["tmem"]
+            i0, i1 = first["tmem"][1], parsed["tmem"][1]
             split = (i1 & 0xFFFF) - (i0 & 0xFFFF)
             self._emit(first_line, first_sass, first_source, first, state, module, split, i0)
             self._emit(line, sass, source, parsed, state, module, split, i0)
@@ -194,7 +199,7 @@ class SassOps:
         text = op + (".NaN" if "NaN" in parts else "") + f".{kind}"
         return text, left
 
-    def _emit(self, line, sass, source, parsed, state, module, split, base_imm) -> None:  # noqa: ANN001
+    def _emit(self, line, sass, source, parsed, state, module, split, base_imm) -> None:
         out = record_base(line, sass, source, state.fn)
         shape, access = parsed["shape"], parsed["access"]
         regs = shape.registers_per_rep * parsed["num"]
@@ -206,9 +211,11 @@ class SassOps:
             split = width
             if access == 1:
                 if (imm & 0xFFFF) < width:
-                    module.instructions.append(not_explained(
-                        out, parsed["op"], f"{sass.text}: a t16_t31 half with no t0_t15 half before it, "
-                        f"at column {imm & 0xFFFF} (< {width}): its split offset is unknown", module))  # fmt: skip
+                    message = (
+                        f"{sass.text}: a t16_t31 half with no t0_t15 half before it, at column "
+                        f"{imm & 0xFFFF} (< {width}): its split offset is unknown"
+                    )
+                    module.instructions.append(not_explained(out, parsed["op"], message, module))
                     return
                 base_imm = imm - width
         start = base_imm if (shape.split and base_imm is not None) else imm
@@ -216,11 +223,15 @@ class SassOps:
         vector = "{" + ", ".join(names) + "}"
         address = _address((base, start)) + (f", {split}" if shape.split else "")
         if parsed["op"] == "ld.red":
-            statement = f"tcgen05.ld.red.sync.aligned.{q}.{parsed['red']} {vector}, {parsed['redval']}, {address};"
+            statement = (
+                f"tcgen05.ld.red.sync.aligned.{q}.{parsed['red']} {vector}, {parsed['redval']}, {address};"
+            )
         elif parsed["op"] == "ld":
-            statement = f"tcgen05.ld.sync.aligned.{q}{'.pack::16b' if parsed['pack'] else ''}.b32 {vector}, {address};"
+            pack = ".pack::16b" if parsed["pack"] else ""
+            statement = f"tcgen05.ld.sync.aligned.{q}{pack}.b32 {vector}, {address};"
         else:
-            statement = f"tcgen05.st.sync.aligned.{q}{'.unpack::16b' if parsed['pack'] else ''}.b32 {address}, {vector};"
+            pack = ".unpack::16b" if parsed["pack"] else ""
+            statement = f"tcgen05.st.sync.aligned.{q}{pack}.b32 {address}, {vector};"
         record = self.as_ptx(line, statement, state, module)
         if parsed["op"] == "ld.red":
             record["redval_register"] = parsed["redval"]
@@ -265,7 +276,7 @@ class SassOps:
         return self.as_ptx(line, f"tcgen05.shift.cta_group::{group}.down {_address(tmem)};", state, module)
 
     def commit(self, line: int, sass: SassLine, state: Any, module: Module) -> dict[str, Any]:
-        from tmemviz.families.explain.sass_mma import explain_table
+        from tmemviz.families.explain.umma import explain_table
 
         words = explain_table()["commit"]
         group, mods = self._group(sass)
@@ -281,17 +292,27 @@ class SassOps:
 
     def alloc(self, sass: SassLine) -> dict[str, Any] | None:
         """alloc and dealloc: SASS shows neither the column count nor where the address goes."""
-        from tmemviz.families.explain.sass_mma import explain_table
+        from tmemviz.families.explain.umma import explain_table
 
         table = explain_table()
         group, mods = self._group(sass)
         spelled = ".".join([sass.opcode, *mods])
         if spelled == table["alloc"]["sass"]:
-            return {"op": "alloc", "cta_group": group, "columns": None, "destination": None,
-                    "summary": "allocates Tensor Memory columns (all 128 lanes); the count is in a register "
-                               "and the address is stored to shared memory by the instructions that follow"}  # fmt: skip
+            summary = (
+                "allocates Tensor Memory columns (all 128 lanes); the count is in a register and the "
+                "address is stored to shared memory by the instructions that follow"
+            )
+            return {
+                "op": "alloc",
+                "cta_group": group,
+                "columns": None,
+                "destination": None,
+                "summary": summary,
+            }
         if spelled == table["dealloc"]["sass"]:
-            return {"op": "dealloc", "cta_group": None, "columns": None, "taddr": None,
-                    "summary": "frees Tensor Memory columns; ptxas spells .cta_group::1 and ::2 alike "
-                               "(its group is not in the instruction)"}  # fmt: skip
+            summary = (
+                "frees Tensor Memory columns; ptxas spells .cta_group::1 and ::2 alike (its group is not "
+                "in the instruction)"
+            )
+            return {"op": "dealloc", "cta_group": None, "columns": None, "taddr": None, "summary": summary}
         return None

@@ -80,7 +80,6 @@ def describe(record: dict[str, Any]) -> str:
             f" -> lane {c['lane']} col {c['col']}"
             for c in first
         )
-        text += (
-            f"\nthread {who}: {spots}{' ...' if len(first) < sum(1 for c in cells if c['thread'] == who) else ''}"
-        )
+        more = len(first) < sum(1 for c in cells if c["thread"] == who)
+        text += f"\nthread {who}: {spots}{' ...' if more else ''}"
     return text

@@ -200,7 +200,9 @@ def parse_shape(doc: Any, source: str) -> Shape:
         slots=slots,
         owners=owners,
         ld_red=doc.get("ld_red", False),
-        sass=_parse_sass(doc["sass"], source, len(accesses), doc.get("ld_red", False)) if "sass" in doc else None,
+        sass=_parse_sass(doc["sass"], source, len(accesses), doc.get("ld_red", False))
+        if "sass" in doc
+        else None,
     )
 
 
@@ -214,7 +216,8 @@ def _parse_sass(doc: Any, source: str, accesses: int, ld_red: bool) -> SassSpell
         items = doc[op]
         if len(items) != accesses:
             raise TmemvizError(
-                f"{source}: field 'sass.{op}': expected one spelling per access ({accesses}), got {len(items)}"
+                f"{source}: field 'sass.{op}': expected one spelling per access ({accesses}), "
+                f"got {len(items)}"
             )
         ops[op] = tuple(spelling(v, source, f"sass.{op}[{i}]", opcode) for i, v in enumerate(items))
     red = None

@@ -59,7 +59,9 @@ def parse_mma_sass(doc: Any, source: str) -> MmaSass:
     for opcode, forms in doc["opcodes"].items():
         where = f"opcodes.{opcode}"
         if not isinstance(opcode, str) or not opcode.startswith("UTC") or not opcode.isalnum():
-            raise TmemvizError(f"{source}: field 'opcodes': expected an opcode such as UTCHMMA, got {describe(opcode)}")
+            raise TmemvizError(
+                f"{source}: field 'opcodes': expected an opcode such as UTCHMMA, got {describe(opcode)}"
+            )
         check_fields(forms, f"{source}: field '{where}'", {f: list for f in FORMS}, ())
         for form, kinds in forms.items():
             for kind in kinds:
@@ -69,7 +71,9 @@ def parse_mma_sass(doc: Any, source: str) -> MmaSass:
                         f"({', '.join(KINDS)})"
                     )
                 if kind in seen:
-                    raise TmemvizError(f"{source}: field '{where}.{form}': kind {kind} is also under {seen[kind]}")
+                    raise TmemvizError(
+                        f"{source}: field '{where}.{form}': kind {kind} is also under {seen[kind]}"
+                    )
                 seen[kind] = where
             rows.append((opcode, form, tuple(kinds)))
     modifiers = doc["modifiers"]

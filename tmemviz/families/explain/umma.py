@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from tmemviz.errors import TmemvizError
-from tmemviz.families.explain.machine import CTA_PAIR
+from tmemviz.families.explain.sass_fields import CTA_PAIR
 from tmemviz.families.explain.scan import Module
 from tmemviz.sass.line import SassLine, bracket, parse_tmem
 
