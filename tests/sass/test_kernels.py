@@ -151,3 +151,42 @@ def test_an_elf_nvdisasm_refuses_is_one_sentence(
     broken.write_bytes(b"\x7fELF" + b"\0" * 60)
     message = bad(capsys, "explain", str(broken))
     assert message.startswith("error:") or "nvdisasm" in message
+
+
+def _ptx_vector_offsets(text: str) -> dict[str, int]:
+    """PTX register -> byte offset (from the first store's address) its doubled value is stored at."""
+    base: dict[str, tuple[str, int]] = {}
+    for m in re.finditer(r"add\.s64\s+(%rd\d+),\s*(%rd\d+),\s*(\d+);", text):
+        base[m.group(1)] = (m.group(2), int(m.group(3)))
+    doubled = dict(re.findall(r"add\.f32\s+(%r\d+),\s*(%r\d+),\s*\2;", text))
+    out = {}
+    for address, register in re.findall(r"st\.global\.b32 \[ (%rd\d+) \+ 0 \], \{ (%r\d+) \};", text):
+        out[doubled[register]] = base.get(address, (address, 0))[1]
+    return out
+
+
+def _sass_register_offsets(text: str) -> dict[str, int]:
+    """SASS register -> byte offset its doubled value (FADD Rd, Rs, Rs) is stored at (STG.E [R..+off])."""
+    doubled = {d: s for d, s in re.findall(r"FADD (R\d+), (R\d+), \2 ;", text)}
+    out = {}
+    for offset, register in re.findall(r"STG\.E desc\[UR\d+\]\[R\d+\.64(?:\+(0x[0-9a-f]+))?\], (R\d+) ;", text):
+        out[doubled[register]] = int(offset or "0", 16)
+    return out
+
+
+def test_vector_registers_checked_on_a_real_kernel() -> None:
+    """Triton's split kernel doubles every loaded value and stores it: element i of each PTX vector and
+    register R<n+i> of the SASS instruction (R<n> named) land at the same global offset."""
+    name = "triton_split_16x32bx2"
+    ptx, sass = files(KERNELS / f"{name}.ptx", KERNELS / f"{name}.sass")
+    ptx_at = _ptx_vector_offsets((KERNELS / f"{name}.ptx").read_text())
+    sass_at = _sass_register_offsets((KERNELS / f"{name}.sass").read_text())
+    loads = [r for r in sass["instructions"] if r["op"] == "ld" and r["threads"] == [0, 15]]
+    assert len(loads) == 2
+    checked = 0
+    for s in loads:
+        p = next(r for r in ptx["instructions"] if r["line"] == s["ptx_line"])
+        for ptx_name, sass_name in zip(p["registers"], s["registers"]):
+            assert ptx_at[ptx_name] == sass_at[sass_name], (ptx_name, sass_name)
+            checked += 1
+    assert checked == 16
