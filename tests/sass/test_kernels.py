@@ -169,7 +169,9 @@ def _sass_register_offsets(text: str) -> dict[str, int]:
     """SASS register -> byte offset its doubled value (FADD Rd, Rs, Rs) is stored at (STG.E [R..+off])."""
     doubled = {d: s for d, s in re.findall(r"FADD (R\d+), (R\d+), \2 ;", text)}
     out = {}
-    for offset, register in re.findall(r"STG\.E desc\[UR\d+\]\[R\d+\.64(?:\+(0x[0-9a-f]+))?\], (R\d+) ;", text):
+    for offset, register in re.findall(
+        r"STG\.E desc\[UR\d+\]\[R\d+\.64(?:\+(0x[0-9a-f]+))?\], (R\d+) ;", text
+    ):
         out[doubled[register]] = int(offset or "0", 16)
     return out
 

@@ -117,7 +117,12 @@ def parse_tmem(operand: str) -> tuple[str | None, int] | None:
     if not m:
         return None
     base, imm = m.groups()
-    return (None if base in (None, "URZ") else base), (int(imm, 0) if imm else 0)
+    if not imm:
+        return (None if base in (None, "URZ") else base), 0
+    negative = imm.startswith("-")
+    digits = imm.lstrip("-")
+    value = int(digits, 16) if digits[:2].lower() == "0x" else int(digits)
+    return (None if base in (None, "URZ") else base), -value if negative else value
 
 
 def bracket(operand: str) -> tuple[str, str] | None:

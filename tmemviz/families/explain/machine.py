@@ -60,7 +60,9 @@ def scan_sass(path: str, lines: Iterable[str], catalog: Catalog, explainer: Any)
                 if "UMOV" in text:
                     m = _UMOV.search(text)
                     if m:
-                        state.fn.movs[m.group(1)] = int(m.group(2), 0) & 0xFFFFFFFF
+                        value = m.group(2)
+                        number = int(value, 16) if value[:2] in ("0x", "0X") else int(value)
+                        state.fn.movs[m.group(1)] = number & 0xFFFFFFFF
                         continue
                 m = _WRITES_UR.match(text)
                 if m and not any(w in text for w in _WANTED):

@@ -74,6 +74,8 @@ def mma(ops: Any, line: int, sass: SassLine, state: Any, module: Module) -> dict
     if enable:
         args.append(enable)
     record = ops.as_ptx(line, f"{q} {', '.join(args)};", state, module)
+    if "error" in record or "summary" not in record:
+        return record  # the explainer warned, as for PTX
     if len(chosen) > 1:
         record["kind"] = " or ".join(chosen)
         record["summary"] = (
