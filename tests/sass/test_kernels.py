@@ -188,7 +188,7 @@ def test_vector_registers_checked_on_a_real_kernel() -> None:
     checked = 0
     for s in loads:
         p = next(r for r in ptx["instructions"] if r["line"] == s["ptx_line"])
-        for ptx_name, sass_name in zip(p["registers"], s["registers"]):
+        for ptx_name, sass_name in zip(p["registers"], s["registers"], strict=True):
             assert ptx_at[ptx_name] == sass_at[sass_name], (ptx_name, sass_name)
             checked += 1
     assert checked == 16

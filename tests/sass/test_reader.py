@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from tmemviz.sass.listing import events, sniff
 KERNELS = Path(__file__).parents[1] / "kernels"
 FORMATS = [
     "        /*04a0*/                   STTM.16dp32bit_t16_t31.x8 tmem[UR4+0x8], R28 ;",
-    "        /*04a0*/                   STTM.16dp32bit_t16_t31.x8 tmem[UR4+0x8], R28 ;   /* 0x0000081c000079ed */",
+    "        /*04a0*/   STTM.16dp32bit_t16_t31.x8 tmem[UR4+0x8], R28 ;   /* 0x0000081c000079ed */",
     "/*04a0*/ STTM.16dp32bit_t16_t31.x8 tmem[UR4 + 0x8], R28;",
     "0x7f3c000004a0\tSTTM.16dp32bit_t16_t31.x8 tmem[UR4+0x8], R28\t3\t0\t12",
     "STTM.16dp32bit_t16_t31.x8 tmem[UR4+0x8], R28",
@@ -72,8 +73,13 @@ def test_nvdisasm_source_lines() -> None:
 
 
 def test_unknown_modifiers_are_warnings_not_crashes() -> None:
-    text = "\n".join([".text.k:", "/*0000*/ LDTM.16dp999bit.x4 R4, tmem[UR4] ;",
-                      "/*0010*/ UTCCP.T.S.9x9dp tmem[UR4], gdesc[UR6] ;", "/*0020*/ UTCHMMA.ZZ gdesc[UR4] ;"])  # fmt: skip
+    lines = [
+        ".text.k:",
+        "/*0000*/ LDTM.16dp999bit.x4 R4, tmem[UR4] ;",
+        "/*0010*/ UTCCP.T.S.9x9dp tmem[UR4], gdesc[UR6] ;",
+        "/*0020*/ UTCHMMA.ZZ gdesc[UR4] ;",
+    ]
+    text = "\n".join(lines)
     f = tmemviz.explain(text=text).lists()[0][1][0]
     assert [r["op"] for r in f["instructions"]] == ["ld", "UTCCP", "UTCHMMA"]
     assert all("error" in r for r in f["instructions"]) and len(f["warnings"]) == 3
@@ -98,7 +104,5 @@ def test_mangled_sass_lines_never_crash() -> None:
             else:
                 chars.insert(pos, rng.choice(alphabet))
         text = "\t.target\tsm_100a\n.text.k:\n/*0000*/ UMOV UR13, 0x8100490 ;\n" + "".join(chars) + "\n"
-        try:
+        with contextlib.suppress(TmemvizError):
             tmemviz.explain(text=text).lists()
-        except TmemvizError:
-            pass

@@ -41,15 +41,18 @@ def test_every_shipped_shape_has_its_sass_names() -> None:
     [
         (lambda d: d["sass"].update(ld=["LDTM.16dp32bit_t0_t15"]),
          r"field 'sass.ld': expected one spelling per access \(2\), got 1"),
-        (lambda d: d["sass"].update(st=["STTM.a", "LDTM.b"]), r"field 'sass.st\[1\]': expected an STTM spelling"),
-        (lambda d: d["sass"].update(ld=["LDTM.x y", "LDTM"]), r"field 'sass.ld\[0\]': expected a SASS opcode"),
-        (lambda d: d["sass"].update(pack={"ld": "PACK16BIT"}), r"field 'sass.pack': expected a mapping with exactly"),
+        (lambda d: d["sass"].update(st=["STTM.a", "LDTM.b"]),
+         r"field 'sass.st\[1\]': expected an STTM spelling"),
+        (lambda d: d["sass"].update(ld=["LDTM.x y", "LDTM"]),
+         r"field 'sass.ld\[0\]': expected a SASS opcode"),
+        (lambda d: d["sass"].update(pack={"ld": "PACK16BIT"}),
+         r"field 'sass.pack': expected a mapping with exactly"),
         (lambda d: d["sass"]["red"].pop("NaN"), r"field 'sass.red': expected a mapping with exactly"),
         (lambda d: d["sass"].update(extra=1), r"unknown field 'extra'"),
         (lambda d: d.update(ld_red=False), r"field 'sass.red': only a shape with ld_red: true takes it"),
     ],
 )  # fmt: skip
-def test_ldst_sass_field_errors(change, message: str) -> None:  # noqa: ANN001
+def test_ldst_sass_field_errors(change, message: str) -> None:
     doc = copy.deepcopy(shipped("ldst/16x32bx2.yaml"))
     change(doc)
     with pytest.raises(TmemvizError, match=message):
