@@ -79,7 +79,7 @@ def pair(ptx: Any, sass: Any) -> None:
     for fn, ptx_records in by_fn.items():
         matched = _match(ptx_records, sass_by_fn.get(fn, []))
         for p in ptx_records:
-            got = matched.get(id(p), [])
+            got = sorted(matched.get(id(p), []), key=lambda s: s["line"])
             entry: dict[str, Any] = {"function": fn, "ptx_line": p["line"], "op": p.get("op"),
                                      "sass": [s.get("address") or s["line"] for s in got]}  # fmt: skip
             notes = _differences(p, got)

@@ -67,10 +67,14 @@ def compact(ptx: str, keep: int = 4) -> str:
 
 def describe(record: dict[str, Any]) -> str:
     """The instruction's text, then what it does; for ld/st, thread 0's first registers and their cells."""
-    text = compact(record.get("sass") or record["ptx"]) + "\n"  # SASS records: the instruction as printed
+    # A SASS record shows its code address and the instruction as printed.
+    sass = record.get("sass")
+    text = compact(f"{record.get('address', '')} {sass}".strip() if sass else record["ptx"]) + "\n"
     if "error" in record:
         return text + f"not explained: {record['error']}"
     text += record.get("summary", "")
+    if record.get("ptx_line") is not None:
+        text += f"\nimplements PTX line {record['ptx_line']}"
     cells = record.get("cells")
     if cells:
         who = cells[0]["thread"]  # thread 0, or 16 for the second instruction of a split SASS pair
