@@ -12,7 +12,7 @@ tf32, a dealloc's .cta_group) is said, never guessed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,9 +42,18 @@ class _State:
 def scan_sass(path: str, lines: Iterable[str], catalog: Catalog, explainer: Any) -> Module:
     """Every tcgen05 instruction of a SASS listing, as records, in listing order."""
     module = Module(path)
+    module.instructions.extend(sass_records(module, lines, catalog, explainer))
+    return module
+
+
+def sass_records(
+    module: Module, lines: Iterable[str], catalog: Catalog, explainer: Any
+) -> Iterator[dict[str, Any]]:
+    """The records of a SASS listing as they are made (warnings and target go to ``module``)."""
     ops = SassOps(catalog, explainer, Tables.build(catalog))
     state = _State(Function(None))
     for event in events(lines):
+        yield from ops.take()
         if event.kind == "code":
             text = event.value
             if "BRA" in text:
@@ -82,7 +91,7 @@ def scan_sass(path: str, lines: Iterable[str], catalog: Catalog, explainer: Any)
         elif event.kind == "target" and module.target is None:
             module.target = event.value
     ops.flush(state, module)
-    return module
+    yield from ops.take()
 
 
 def _forget(fn: Function, register: str, modifiers: str) -> None:

@@ -48,55 +48,81 @@ def compatible(ptx: dict[str, Any], sass: dict[str, Any]) -> bool:
     return True
 
 
+LIGHT = ("op", "shape", "num", "pack", "multicast", "decompress", "red", "ws", "cta_group", "kind", "sparse",
+         "offset", "threads", "line", "address", "function", "sass")  # fmt: skip
+"""The fields of a record pairing reads (kept per instruction when records are streamed out)."""
+
+
+def light(record: dict[str, Any]) -> dict[str, Any]:
+    """What pairing needs of a record, without its cells."""
+    out = {k: record[k] for k in LIGHT if k in record}
+    if "error" in record:
+        out["error"] = True
+    return out
+
+
 def pair_modules(modules: Sequence[Any]) -> None:
-    """Pair every SASS module with the PTX module that has its functions; annotate both."""
-    ptx = [m for m in modules if getattr(m, "language", "ptx") == "ptx"]
-    sass = [m for m in modules if getattr(m, "language", "ptx") == "sass"]
-    for s in sass:
-        names = {r.get("function") for r in s.instructions}
-        best = max(ptx, key=lambda p: len(names & {r.get("function") for r in p.instructions}), default=None)
-        if best is None or not names & {r.get("function") for r in best.instructions}:
-            if len(ptx) == 1 and len(sass) == 1 and ptx[0].instructions:
-                best = ptx[0]
-            else:
-                continue
-        pair(best, s)
+    """Pair every SASS module with the PTX module that has its functions: ``module.pairing``."""
+    ptx = [(m.path, m.instructions) for m in modules if getattr(m, "language", "ptx") == "ptx"]
+    for m in modules:
+        if getattr(m, "language", "ptx") == "sass":
+            found = pairing_for(m.instructions, ptx, len([x for x in modules if x.language == "sass"]))
+            if found is not None:
+                m.pairing = found  # type: ignore[attr-defined]
 
 
-def pair(ptx: Any, sass: Any) -> None:
-    """Match the two modules' instructions function by function; record the pairs on the SASS module."""
+def pairing_for(
+    sass: Sequence[dict[str, Any]],
+    ptx_modules: Sequence[tuple[str, Sequence[dict[str, Any]]]],
+    sass_count: int = 1,
+) -> dict[str, Any] | None:
+    """The pairing of a SASS module with the PTX module (path, records) sharing most of its functions;
+    with one of each given, they pair whatever the names. None when no PTX module fits."""
+    names = {r.get("function") for r in sass}
+
+    def shared(item: tuple[str, Sequence[dict[str, Any]]]) -> int:
+        return len(names & {r.get("function") for r in item[1]})
+
+    best = max(ptx_modules, key=shared, default=None)
+    if best is None or (not shared(best) and not (len(ptx_modules) == 1 and sass_count == 1 and best[1])):
+        return None
+    return pair(best[0], best[1], sass)
+
+
+def pair(path: str, ptx: Sequence[dict[str, Any]], sass: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Match the two modules' instructions function by function."""
     by_fn: dict[Any, list[dict[str, Any]]] = defaultdict(list)
-    for r in ptx.instructions:
+    for r in ptx:
         by_fn[r.get("function")].append(r)
     sass_by_fn: dict[Any, list[dict[str, Any]]] = defaultdict(list)
-    for r in sass.instructions:
+    for r in sass:
         sass_by_fn[r.get("function")].append(r)
     if len(by_fn) == 1 and len(sass_by_fn) == 1:
         (only,) = sass_by_fn
         sass_by_fn = {next(iter(by_fn)): sass_by_fn[only]}
     pairs: list[dict[str, Any]] = []
-    unmatched: list[dict[str, Any]] = []
+    used: set[int] = set()
     for fn, ptx_records in by_fn.items():
         matched = _match(ptx_records, sass_by_fn.get(fn, []))
         for p in ptx_records:
             got = sorted(matched.get(id(p), []), key=lambda s: s["line"])
             entry: dict[str, Any] = {"function": fn, "ptx_line": p["line"], "op": p.get("op"),
-                                     "sass": [s.get("address") or s["line"] for s in got]}  # fmt: skip
+                                     "sass": [_where(s) for s in got]}  # fmt: skip
             notes = _differences(p, got)
             if notes:
                 entry["notes"] = notes
             pairs.append(entry)
-            for s in got:
-                s["ptx_line"] = p["line"]
-        unmatched += [s for s in sass_by_fn.get(fn, []) if "ptx_line" not in s]
-    for fn, records in sass_by_fn.items():
-        if fn not in by_fn:
-            unmatched += records
-    sass.pairing = {  # type: ignore[attr-defined]
-        "paired_with": ptx.path,
+            used.update(id(s) for s in got)
+    return {
+        "paired_with": path,
         "pairs": pairs,
-        "sass_without_ptx": [s.get("address") or s["line"] for s in unmatched],
+        "sass_without_ptx": [_where(s) for s in sass if id(s) not in used],
     }
+
+
+def _where(record: dict[str, Any]) -> Any:
+    """A SASS instruction named by its code address (its listing line when the listing prints none)."""
+    return record.get("address") or record["line"]
 
 
 def _match(ptx: list[dict[str, Any]], sass: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:

@@ -57,6 +57,13 @@ class SassOps:
         self.catalog = catalog
         self.explain = explainer
         self.tables = tables
+        self.sink: list[dict[str, Any]] = []
+        """Records made and not yet taken (:meth:`take`)."""
+
+    def take(self) -> list[dict[str, Any]]:
+        """The records made since the last call, in order."""
+        out, self.sink = self.sink, []
+        return out
 
     def handle(self, line: int, sass: SassLine, source: Any, state: Any, module: Module) -> None:
         op = sass.opcode
@@ -81,10 +88,10 @@ class SassOps:
             else:
                 return  # another UTC instruction (none is tcgen05 work tmemviz maps)
         except TmemvizError as exc:
-            module.instructions.append(not_explained(out, op, f"{sass.text}: {exc}", module))
+            self.sink.append(not_explained(out, op, f"{sass.text}: {exc}", module))
             return
         if record is not None:
-            module.instructions.append(self.finish(out, record))
+            self.sink.append(self.finish(out, record))
 
     def finish(self, out: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
         """The PTX record with the SASS fields; its ``ptx`` is the statement the SASS implements."""
@@ -108,9 +115,7 @@ class SassOps:
             parsed = self._read_ldst(sass)
         except TmemvizError as exc:
             self.flush(state, module)
-            module.instructions.append(
-                not_explained(out, sass.opcode.lower()[:2], f"{sass.text}: {exc}", module)
-            )
+            self.sink.append(not_explained(out, sass.opcode.lower()[:2], f"{sass.text}: {exc}", module))
             return
         shape, access = parsed["shape"], parsed["access"]
         held = state.held
@@ -215,7 +220,7 @@ class SassOps:
                         f"{sass.text}: a t16_t31 half with no t0_t15 half before it, at column "
                         f"{imm & 0xFFFF} (< {width}): its split offset is unknown"
                     )
-                    module.instructions.append(not_explained(out, parsed["op"], message, module))
+                    self.sink.append(not_explained(out, parsed["op"], message, module))
                     return
                 base_imm = imm - width
         start = base_imm if (shape.split and base_imm is not None) else imm
@@ -241,7 +246,7 @@ class SassOps:
             record["threads"] = [lo, hi]
             record["offset"] = {"lane": imm >> 16, "col": imm & 0xFFFF}
             record["summary"] = _half_summary(record, parsed["op"], lo, hi)
-        module.instructions.append(self.finish(out, record))
+        self.sink.append(self.finish(out, record))
 
     # -- cp, shift, commit, alloc/dealloc -------------------------------------------------------------
 

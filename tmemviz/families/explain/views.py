@@ -26,7 +26,12 @@ def explain_view(files: Sequence[dict[str, Any]]) -> View:
             Column("what it does"),
         )
         # PTX text is printed as is: `[%r2]` or `[/r8]` must not be read as terminal markup.
-        rows = tuple((str(r["line"]), short_op(r["op"]), Styled(describe(r))) for r in f["instructions"])
+        # A SASS file given with its PTX: the PTX line each instruction implements (pairing.py).
+        owner = {w: p["ptx_line"] for p in f.get("pairing", {}).get("pairs", ()) for w in p["sass"]}
+        rows = tuple(
+            (str(r["line"]), short_op(r["op"]), Styled(describe(r, owner.get(r.get("address") or r["line"]))))
+            for r in f["instructions"]
+        )
         target = f["target"] or "no .target"
         title = f"{f['path']} ({target}): {len(rows)} tcgen05 instruction{'s' if len(rows) != 1 else ''}"
         out.append(Table(columns, rows, title=title, title_justify="left"))
@@ -65,7 +70,7 @@ def compact(ptx: str, keep: int = 4) -> str:
     return _VECTOR.sub(shorten, ptx)
 
 
-def describe(record: dict[str, Any]) -> str:
+def describe(record: dict[str, Any], ptx_line: int | None = None) -> str:
     """The instruction's text, then what it does; for ld/st, thread 0's first registers and their cells."""
     # A SASS record shows its code address and the instruction as printed.
     sass = record.get("sass")
@@ -73,8 +78,8 @@ def describe(record: dict[str, Any]) -> str:
     if "error" in record:
         return text + f"not explained: {record['error']}"
     text += record.get("summary", "")
-    if record.get("ptx_line") is not None:
-        text += f"\nimplements PTX line {record['ptx_line']}"
+    if ptx_line is not None:
+        text += f"\nimplements PTX line {ptx_line}"
     cells = record.get("cells")
     if cells:
         who = cells[0]["thread"]  # thread 0, or 16 for the second instruction of a split SASS pair
