@@ -106,3 +106,28 @@ def test_mangled_sass_lines_never_crash() -> None:
         text = "\t.target\tsm_100a\n.text.k:\n/*0000*/ UMOV UR13, 0x8100490 ;\n" + "".join(chars) + "\n"
         with contextlib.suppress(TmemvizError):
             tmemviz.explain(text=text).lists()
+
+
+MMA = "/*0100*/ UTCHMMA gdesc[UR4], gdesc[UR6], tmem[UR8], tmem[UR10], idesc[UR13], UP0 ;"
+
+
+@pytest.mark.parametrize(
+    ("between", "decoded"),
+    [
+        ([], True),
+        (["/*0050*/ IADD3 R1, R2, R3, RZ ;"], True),
+        ([".L_x_3:"], False),  # a join point: another path may reach the MMA with another value
+        (["/*0050*/ UIADD3 UR13, UPT, UPT, UR11, 0x40, URZ ;"], False),
+        (["/*0050*/ LDCU.64 UR12, c[0x0][0x358] ;"], False),
+        (["/*0050*/ UTCATOMSWS.FIND_AND_SET.ALIGN UP0, UR13, UR8 ;"], False),
+        (["/*0050*/ @P0 BRA 0x100 ;"], False),  # cuobjdump: no labels, a branch and its target
+    ],
+)
+def test_idesc_constant_reaches_only_straight_line_code(between: list[str], decoded: bool) -> None:
+    lines = [".text.k:", "/*0000*/ UMOV UR13, 0x8100910 ;", *between, MMA]
+    f = tmemviz.explain(text="\n".join(lines)).lists()[0][1][0]
+    mma = next(r for r in f["instructions"] if r["op"] == "mma")
+    if decoded:  # 0x08100910: A and B TF32, so of UTCHMMA's kinds (f16, tf32) only tf32 fits
+        assert mma["kind"] == "tf32" and mma["idesc"]["value"] == 0x08100910 and mma["sparse"] is False
+    else:
+        assert mma["kind"] == "f16 or tf32" and mma["idesc"] is None and mma["sparse"] is None

@@ -81,6 +81,10 @@ def sass_records(
             sass = parse_sass(text)
             if sass is None:
                 continue
+            if sass.opcode == "UTCATOMSWS":
+                for operand in sass.operands:  # the allocated address comes back in a uniform register
+                    if operand.startswith("UR") and operand[2:].isdigit():
+                        _forget(state.fn, operand, "")
             ops.handle(event.line, sass, event.source, state, module)
         elif event.kind == "function":
             ops.flush(state, module)
