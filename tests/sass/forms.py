@@ -200,6 +200,38 @@ def mma_forms() -> list[Form]:
     return out
 
 
+COLLECTOR_OPS = ("fill", "use", "lastuse", "discard")
+BASE_MMA = {"op": "mma", "kind": "f16", "cta_group": 1, "a_in_tmem": False, "sparse": False, "ws": False,
+            "block_scale": False, "scale": None}  # fmt: skip
+
+
+def collector_forms() -> list[Form]:
+    """kind::f16, cta_group::1 with each collector usage (PTX 9.7.16.10.9: ::a for tcgen05.mma, ::b0..::b3
+    for tcgen05.mma.ws), and the disable-output-lane vector (4 registers for cta_group::1, 8 for ::2)."""
+    out = []
+    idesc = _idesc("f16", "", False)
+    for a_tmem in (False, True):
+        for op in COLLECTOR_OPS:
+            ops = ["[t]", "[m]" if a_tmem else "a", "b", "r9", "q"]
+            name = f"mma1_f16_collector_a_{op}{'_tmemA' if a_tmem else ''}"
+            key = {**BASE_MMA, "a_in_tmem": a_tmem, "collector": f"collector::a::{op}"}
+            q = f"tcgen05.mma.cta_group::1.kind::f16.collector::a::{op}"
+            out.append(Form(name, key, (f"mov.b32 r9, {idesc:#010x};", f"{q} {', '.join(ops)};")))
+    for buffer in ("b0", "b1", "b2", "b3"):
+        for op in COLLECTOR_OPS:
+            name = f"mma1_f16_ws_collector_{buffer}_{op}"
+            key = {**BASE_MMA, "ws": True, "collector": f"collector::{buffer}::{op}"}
+            q = f"tcgen05.mma.ws.cta_group::1.kind::f16.collector::{buffer}::{op}"
+            out.append(Form(name, key, (f"mov.b32 r9, {idesc:#010x};", f"{q} [t], a, b, r9, q;")))
+    for group, count in ((1, 4), (2, 8)):
+        vector = "{" + ", ".join(f"r{20 + i}" for i in range(count)) + "}"
+        key = {**BASE_MMA, "cta_group": group, "disable_output_lane": True}
+        body = (f"mov.b32 r9, {idesc:#010x};", *(f"mov.b32 r{20 + i}, {i};" for i in range(count)),
+                f"tcgen05.mma.cta_group::{group}.kind::f16 [t], a, b, r9, {vector}, q;")  # fmt: skip
+        out.append(Form(f"mma{group}_f16_disable_output_lane", key, body))
+    return out
+
+
 def other_forms() -> list[Form]:
     out = []
     for group in CTA_GROUPS:
@@ -230,4 +262,4 @@ def other_forms() -> list[Form]:
 
 
 def all_forms() -> list[Form]:
-    return [*ldst_forms(), *ld_red_forms(), *cp_forms(), *mma_forms(), *other_forms()]
+    return [*ldst_forms(), *ld_red_forms(), *cp_forms(), *mma_forms(), *collector_forms(), *other_forms()]

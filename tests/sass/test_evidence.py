@@ -101,6 +101,28 @@ def check(catalog: Catalog, name: str, entry: dict) -> None:
         assert got and set(got) == set(expected), (name, got, expected)
     else:
         assert got == expected, (name, got, expected)
+    key = entry["key"]
+    if "collector" in key:
+        check_collector(name, key["collector"], entry["sass"])
+    if key.get("disable_output_lane"):
+        line = next(s for s in entry["sass"] if s.startswith("UTC"))
+        after = [o.strip() for o in line.split("idesc[", 1)[1].split(",")[1:]]
+        assert len(after) == 2 and after[0].startswith("UR") and after[1].startswith("UP"), (name, line)
+
+
+def check_collector(name: str, collector: str, lines: list[str]) -> None:
+    """The words the table gives the form's collector are the ones on its A or B operand, and no others."""
+    _, buffer, op = collector.split("::")
+    words = next(w for b, o, w in mma_sass().collector if (b, o) == (buffer, op))
+    line = next(s for s in lines if s.startswith("UTC"))
+    a, b = (o.strip() for o in line.split(None, 1)[1].split(",")[:2])
+    printed = {
+        "A": tuple(x for x in a.split("]")[1].split(".") if x),
+        "B": tuple(x for x in b.split("]")[1].split(".") if x),
+    }
+    letter = "A" if buffer == "a" else "B"
+    assert set(printed[letter]) == set(words), (name, printed, words)
+    assert printed["B" if letter == "A" else "A"] == (), (name, printed)
 
 
 @pytest.mark.parametrize("name", FORMS)
@@ -111,7 +133,7 @@ def test_tables_say_what_nvdisasm_printed(catalog: Catalog, name: str) -> None:
 def test_every_form_was_assembled_and_versions_are_recorded() -> None:
     data = observed()
     assert data["tools"] == {"ptxas": "13.5.37", "nvdisasm": "13.5.37"}
-    assert len(data["forms"]) == 304
+    assert len(data["forms"]) == 330
     assert not [n for n, e in data["forms"].items() if "refused" in e]
 
 

@@ -199,3 +199,27 @@ def test_vector_registers_checked_on_a_real_kernel() -> None:
             assert ptx_at[ptx_name] == sass_at[sass_name], (ptx_name, sass_name)
             checked += 1
     assert checked == 16
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in KERNELS.glob("*.ptx")))
+def test_every_ptx_fixture_assembled_here_explains_the_same_work(
+    name: str, sass_tools: tuple[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every PTX fixture (Triton, CuTe DSL, nvcc, hand-written), assembled by ptxas 13.5 here (the cubin
+    stays in a temporary directory): its SASS explains the same tcgen05 work."""
+    import subprocess
+
+    ptxas, nvdisasm = sass_tools
+    source = KERNELS / f"{name}.ptx"
+    target = re.search(r"^\s*\.target\s+(sm_\w+)", source.read_text(), re.MULTILINE).group(1)
+    cubin = tmp_path / f"{name}.cubin"
+    done = subprocess.run(
+        [ptxas, f"-arch={target}", str(source), "-o", str(cubin)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    monkeypatch.setenv("PATH", str(Path(nvdisasm).parent), prepend=":")
+    ptx, sass = files(source, cubin)
+    same_work(ptx, sass)
+    assert sass["pairing"]["sass_without_ptx"] == []
+    lonely = [p for p in sass["pairing"]["pairs"] if not p["sass"] and p["op"] not in NO_INSTRUCTION]
+    assert lonely == []

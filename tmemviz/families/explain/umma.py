@@ -18,6 +18,7 @@ from tmemviz.families.explain.scan import Module
 from tmemviz.sass.line import SassLine, bracket, parse_tmem
 
 _UR = re.compile(r"^UR(\d+)$")
+_PREDICATE = re.compile(r"^!?U?P(?:T|\d+)$")
 EXPLAIN_OPS = ("alloc", "dealloc", "commit", "relinquish_alloc_permit", "wait::ld", "wait::st",
                "fence::before_thread_sync", "fence::after_thread_sync")  # fmt: skip
 
@@ -38,10 +39,14 @@ def mma(ops: Any, line: int, sass: SassLine, state: Any, module: Module) -> dict
     idesc_at = next((i for i, o in enumerate(operands) if o.startswith("idesc[")), None)
     if idesc_at is None or idesc_at < 4:
         raise TmemvizError("expected A, B, D, metadata and idesc[..] operands")
-    a, b, d, meta = operands[:4]
+    (a, a_words), (b, b_words) = _words(operands[0]), _words(operands[1])
+    d, meta = operands[2:4]
+    collector = [c for c in (table.collector_of("A", a_words), table.collector_of("B", b_words)) if c]
     after = operands[idesc_at + 1 :]
     scale = next((o for o in after if o.startswith("tmem[")), None)
-    enable = next((o for o in after if not o.startswith("tmem[")), None)
+    enable = after[-1] if after and _PREDICATE.match(after[-1]) else None
+    # The disable-output-lane vector: the first uniform register of its 4 (cta_group::1) or 8 (::2).
+    lanes = next((o for o in after if _UR.match(o)), None)
     kinds = table.kinds(sass.opcode, scale is not None)
     if four:
         kinds = tuple(k for k in kinds if k == "mxf4nvf4")
@@ -61,6 +66,7 @@ def mma(ops: Any, line: int, sass: SassLine, state: Any, module: Module) -> dict
     q += f".cta_group::{group}.kind::{kind}"
     if scale is not None:
         q += ".block_scale" + (".block16" if four else "")
+    q += "".join(f".{c}" for c in collector)
     args = [_tmem(d), _tmem(a) if a.startswith("tmem[") else _plain(a), _plain(b)]
     if sparse:
         args.append(_tmem(meta))
@@ -71,6 +77,9 @@ def mma(ops: Any, line: int, sass: SassLine, state: Any, module: Module) -> dict
         if not m:
             raise TmemvizError(f"expected the scale operand tmem[UR<n>], got {scale}")
         args += [f"[UR{m.group(1)}]", f"[UR{int(m.group(1)) + 1}]"]
+    if lanes is not None:
+        first_lane = int(lanes[2:])
+        args.append("{" + ", ".join(f"UR{first_lane + k}" for k in range(4 * group)) + "}")
     if enable:
         args.append(enable)
     record = ops.as_ptx(line, f"{q} {', '.join(args)};", state, module)
@@ -87,6 +96,16 @@ def mma(ops: Any, line: int, sass: SassLine, state: Any, module: Module) -> dict
         record["sparse"] = None
         record["summary"] += "; dense or .sp is not in the SASS instruction (idesc bit 2 decides)"
     return record
+
+
+def _words(operand: str) -> tuple[str, tuple[str, ...]]:
+    """``gdesc[UR6].B_REUSE.BUFFER1`` -> ("gdesc[UR6]", ("B_REUSE", "BUFFER1")): collector words apart.
+
+    >>> _words("tmem[UR6].A_KEEP"), _words("gdesc[UR4]")
+    (('tmem[UR6]', ('A_KEEP',)), ('gdesc[UR4]', ()))
+    """
+    head, _, tail = operand.partition("]")
+    return head + "]", tuple(w for w in tail.split(".") if w)
 
 
 def _tmem(operand: str) -> str:

@@ -15,7 +15,9 @@ from tmemviz.errors import TmemvizError
 from tmemviz.families.mma.idesc import KINDS
 from tmemviz.files import builtin_dir, check_fields, describe, read_yaml
 
-FIELDS = {"tools": dict, "opcodes": dict, "modifiers": dict}
+FIELDS = {"tools": dict, "opcodes": dict, "modifiers": dict, "collector": dict}
+BUFFERS = ("a", "b0", "b1", "b2", "b3")
+COLLECTOR_OPS = ("fill", "use", "lastuse", "discard")
 FORMS = ("plain", "block_scale")
 
 
@@ -26,6 +28,23 @@ class MmaSass:
     opcodes: tuple[tuple[str, str, tuple[str, ...]], ...]
     modifiers: tuple[tuple[str, str], ...]
     tools: tuple[tuple[str, str], ...]
+    collector: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    """(PTX buffer, PTX op, the words the operand gains): ("b1", "use", ("B_REUSE", "B_KEEP", "BUFFER1"))."""
+
+    def collector_of(self, operand: str, words: tuple[str, ...]) -> str | None:
+        """The ``collector::<buffer>::<op>`` whose words the A or B operand carries (None: no words).
+
+        >>> mma_sass().collector_of("B", ("B_REUSE", "BUFFER2"))
+        'collector::b2::lastuse'
+        """
+        if not words:
+            return None
+        found = [f"collector::{b}::{o}" for b, o, w in self.collector if w and set(w) == set(words)]
+        if len(found) != 1 or not found[0].split("::")[1].upper().startswith(operand):
+            raise TmemvizError(
+                f"operand words {'.'.join(words)} are in no collector of layouts/mma/sass.yaml"
+            )
+        return found[0]
 
     def kinds(self, opcode: str, block_scale: bool) -> tuple[str, ...]:
         """The kinds ``opcode`` implements in that form; () when it is no tcgen05.mma opcode.
@@ -81,4 +100,24 @@ def parse_mma_sass(doc: Any, source: str) -> MmaSass:
         if not isinstance(key, str) or not key.isalnum() or not isinstance(meaning, str):
             raise TmemvizError(f"{source}: field 'modifiers': expected WORD: meaning, got {describe(key)}")
     tools = {str(k): str(v) for k, v in (doc.get("tools") or {}).items()}
-    return MmaSass(tuple(rows), tuple(modifiers.items()), tuple(tools.items()))
+    collector = _collector(doc["collector"], source) if "collector" in doc else ()
+    return MmaSass(tuple(rows), tuple(modifiers.items()), tuple(tools.items()), collector)
+
+
+def _collector(doc: Any, source: str) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """The ``collector`` field: each (buffer, op) with the words its operand gains."""
+    where = f"{source}: field 'collector'"
+    check_fields(doc, where, {"operand": dict, "ops": dict, "buffer_word": dict}, ("operand", "ops"))
+    letters, ops, extra = doc["operand"], doc["ops"], doc.get("buffer_word", {})
+    if set(letters) != set(BUFFERS) or any(v not in ("A", "B") for v in letters.values()):
+        raise TmemvizError(f"{where}.operand: expected {', '.join(BUFFERS)}, each A or B")
+    if set(ops) != set(COLLECTOR_OPS) or not all(isinstance(v, list) for v in ops.values()):
+        raise TmemvizError(f"{where}.ops: expected {', '.join(COLLECTOR_OPS)}, each a list of words")
+    if not set(extra) <= set(BUFFERS):
+        raise TmemvizError(f"{where}.buffer_word: keys must be among {', '.join(BUFFERS)}")
+    out = []
+    for b in BUFFERS:
+        for o in COLLECTOR_OPS:
+            words = [f"{letters[b]}_{w}" for w in ops[o]] + ([extra[b]] if b in extra else [])
+            out.append((b, o, tuple(words)))
+    return tuple(out)
