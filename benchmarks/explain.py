@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/explain.py [--runs N] [--check]
 
-Two modules are generated into a temporary directory:
+Modules are generated into a temporary directory:
 
 * 1,000,000 lines of ordinary PTX (integer and float arithmetic, global loads and stores, labels and
   branches across 100 functions) and no tcgen05 instruction;
@@ -29,6 +29,8 @@ REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "kernels"
 PLAIN_TARGET_S = 3.0
 KERNELS_TARGET_S = 2.5
+CORPUS_RATIO = 8.0
+DENSE_TARGET_MB = 400
 HEADER = ".version 9.0\n.target sm_103a\n.address_size 64\n\n"
 
 
@@ -86,6 +88,64 @@ def kernels_module(path: Path, kernels: int = 200) -> tuple[int, int]:
     return sum(1 for _ in path.open()), cells
 
 
+def corpus_module(path: Path, lines: int = 700_000) -> int:
+    """Every compiler's fixture (CUTLASS atoms, CuTe DSL GEMM, Triton, nvcc) repeated, entries renamed,
+    to ``lines`` lines; returns the line count."""
+    import re
+
+    names = ["cutlass_atoms.ptx", "cute_dsl_gemm.ptx", "cute_dsl_fmha.ptx", "triton_mma_epilogue.ptx",
+             "triton_st_16x64b.ptx", "nvcc_inline_asm.ptx"]  # fmt: skip
+    bodies = []
+    for n in names:
+        text = (FIXTURES / n).read_text()
+        bodies.append(text[text.index(".visible .entry") :])
+    count = k = 0
+    with path.open("w") as out:
+        out.write(".version 9.0\n.target sm_100a\n.address_size 64\n")
+        while count < lines:
+            body = re.sub(r"(\.entry\s+)([\w$]+)", rf"\g<1>\g<2>_{k}", bodies[k % len(bodies)])
+            out.write(body)
+            count += body.count("\n")
+            k += 1
+    return count
+
+
+def regex_scan(path: Path, runs: int) -> float:
+    """A bare Python regex scan of ``path`` (the floor the explain time is compared with)."""
+    code = "import re,sys\np=re.compile(r'tcgen05')\nn=sum(1 for l in open(sys.argv[1]) if p.search(l))"
+    return best([sys.executable, "-c", code, str(path)], runs)
+
+
+def dense_module(path: Path, lines: int = 1_000_000) -> int:
+    """The CUTLASS atoms kernel repeated to ``lines`` lines (one tcgen05 instruction in 13 lines); returns
+    the number of tcgen05 instructions."""
+    import re
+
+    text = (FIXTURES / "cutlass_atoms.ptx").read_text()
+    body = text[text.index(".visible .entry") :]
+    count = k = 0
+    with path.open("w") as out:
+        out.write(".version 9.0\n.target sm_100a\n.address_size 64\n")
+        while count < lines:
+            piece = re.sub(r"(\.entry\s+)([\w$]+)", rf"\g<1>\g<2>_{k}", body)
+            out.write(piece)
+            count += piece.count("\n")
+            k += 1
+    return 24 * k
+
+
+def peak(command: list[str]) -> tuple[float, float]:
+    """(seconds, peak resident MB) of one run, output discarded."""
+    import os
+
+    start = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, cwd=REPO)
+    _, status, usage = os.wait4(child.pid, 0)
+    if status:
+        raise SystemExit(f"{' '.join(command)} failed")
+    return time.perf_counter() - start, usage.ru_maxrss / 1024
+
+
 def best(command: list[str], runs: int) -> float:
     times = []
     for _ in range(runs):
@@ -119,6 +179,25 @@ def main() -> int:
         print(
             f"200 kernels, {lines:,} lines, {cells:,} cells: {t:6.2f} s  (target < {KERNELS_TARGET_S} s) "
             f"{'ok' if ok else 'MISSED'}"
+        )
+        corpus = Path(tmp) / "corpus.ptx"
+        lines = corpus_module(corpus)
+        floor = regex_scan(corpus, args.runs)
+        t = best([*cli, "explain", str(corpus), "-f", "json"], args.runs)
+        ok = t <= CORPUS_RATIO * floor
+        missed |= not ok
+        print(
+            f"every compiler, {lines:,} lines: {t:6.2f} s = {t / floor:.1f}x a bare regex scan "
+            f"({floor:.2f} s) (target <= {CORPUS_RATIO}x) {'ok' if ok else 'MISSED'}"
+        )
+        dense = Path(tmp) / "dense.ptx"
+        count = dense_module(dense)
+        t, mb = peak([*cli, "explain", str(dense), "-f", "json"])
+        ok = mb <= DENSE_TARGET_MB
+        missed |= not ok
+        print(
+            f"1,000,000 lines, {count:,} tcgen05 instructions: {t:6.2f} s, peak {mb:.0f} MB "
+            f"(target <= {DENSE_TARGET_MB} MB) {'ok' if ok else 'MISSED'}"
         )
     return 1 if args.check and missed else 0
 

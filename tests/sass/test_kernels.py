@@ -223,3 +223,36 @@ def test_every_ptx_fixture_assembled_here_explains_the_same_work(
     assert sass["pairing"]["sass_without_ptx"] == []
     lonely = [p for p in sass["pairing"]["pairs"] if not p["sass"] and p["op"] not in NO_INSTRUCTION]
     assert lonely == []
+
+
+def _streamed(paths: list[Path]) -> str:
+    import io
+
+    from tmemviz.api import catalog
+    from tmemviz.families.explain.ops import Explainer
+    from tmemviz.families.explain.source import scanned
+    from tmemviz.families.explain.stream import write_json
+
+    out = io.StringIO()
+    explainer = Explainer(catalog())
+    write_json(scanned(paths, None, explainer), explainer, out.write)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("name", LISTINGS)
+def test_streamed_json_with_pairing_is_the_documents(name: str) -> None:
+    paths = [KERNELS / f"{name}.ptx", KERNELS / f"{name}.sass"]
+    text = _streamed(paths)
+    assert text == tmemviz.explain(paths).to_json()
+    assert '"language": "sass", "pairing": {"paired_with"' in text
+
+
+@pytest.mark.parametrize("name", LISTINGS)
+def test_table_from_row_sized_records_is_the_documents(
+    name: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    paths = [str(KERNELS / f"{name}.ptx"), str(KERNELS / f"{name}.sass")]
+    ok(capsys, "explain", *paths, "-o", str(tmp_path / "a.txt"))
+    tmemviz.explain(paths).save(tmp_path / "b.txt")
+    assert (tmp_path / "a.txt").read_text() == (tmp_path / "b.txt").read_text()
+    assert "implements PTX line" in (tmp_path / "a.txt").read_text()

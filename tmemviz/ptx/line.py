@@ -21,6 +21,10 @@ from tmemviz.errors import TmemvizError
 from tmemviz.tmem import lane_col
 
 _GUARD = re.compile(r"^@(!?)\s*(%?[\w$.]+)\s+")
+_OPCODE = re.compile(r"[^\s{\[]+")
+MAX_DIGITS = 40
+"""An integer constant of PTX is at most 64 bits (PTX 4.5.1): 22 octal digits, 64 binary digits; longer
+digit strings are refused before Python converts them (it will not convert over 4,300 digits)."""
 _INT = re.compile(r"^([+-]?)(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?$")
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
 
@@ -36,10 +40,42 @@ class Address:
     def lane_col(self) -> tuple[int, int]:
         """The offset read as a TMEM address: lane in bits 31:16, column in bits 15:0 (PTX 9.7.16.2).
 
+        A negative immediate is refused here: added to the base register as a 32-bit sum it borrows
+        from the lane, so where it lands depends on the base's value (:meth:`lane_col_from` adds it).
+
         >>> Address("%r2", 1048576).lane_col, Address("%r2", 128).lane_col
         ((16, 0), (0, 128))
         """
+        self._check()
+        if self.offset < 0:
+            raise TmemvizError(
+                f"the address immediate {self.offset} is negative: where [{self.base or ''} + {self.offset}] "
+                "lands depends on the base register's value (a 32-bit add borrows from its lane); "
+                "give that value with --taddr"
+            )
         return lane_col(self.offset)
+
+    def lane_col_from(self, taddr: tuple[int, int]) -> tuple[int, int]:
+        """The offset from ``taddr`` (the base register's lane, column) to where the address lands, as
+        ptxas adds them: one 32-bit add (PTX 9.7.16.2).
+
+        >>> Address("%r2", -4).lane_col_from((1, 2))
+        (-1, 65532)
+        """
+        self._check()
+        lane, col = lane_col(((taddr[0] << 16) | taddr[1]) + self.offset)
+        return lane - taddr[0], col - taddr[1]
+
+    def lane_col_at(self, taddr: tuple[int, int] | None) -> tuple[int, int]:
+        """:attr:`lane_col` without a base value; :meth:`lane_col_from` the given one (``--taddr``)."""
+        return self.lane_col if taddr is None else self.lane_col_from(taddr)
+
+    def _check(self) -> None:
+        if not -(1 << 31) <= self.offset < 1 << 32:
+            raise TmemvizError(
+                f"the address immediate {self.offset} does not fit a 32-bit TMEM address "
+                "(lane in bits 31:16, column in bits 15:0, PTX 9.7.16.2)"
+            )
 
 
 @dataclass(frozen=True)
@@ -116,7 +152,11 @@ def parse_line(text: str) -> PtxLine:
         code = code[m.end() :]
     elif code.startswith("@"):
         raise TmemvizError(f"'{code}' has a guard but no instruction after it; write @%p1 opcode operands")
-    opcode, _, rest = code.partition(" ")
+    m = _OPCODE.match(code)
+    if m is None:
+        raise TmemvizError(f"'{code[:80]}' does not start with a PTX opcode such as tcgen05.ld.sync.aligned")
+    # nvcc prints inline asm as written: `...b32{%r1, %r2},[%r3]` needs no space after the opcode.
+    opcode, rest = m.group(0), code[m.end() :]
     return PtxLine(code, guard, opcode, split_operands(rest), comment)
 
 
@@ -126,6 +166,15 @@ def split_operands(text: str) -> tuple[str, ...]:
     >>> split_operands("{%r1, %r2}, [ %r3 + 0 ], 16")
     ('{%r1, %r2}', '[%r3 + 0]', '16')
     """
+    simple = "{" not in text and "(" not in text and "]" not in text.split("[", 1)[0]
+    if simple and text.count("[") == text.count("]"):
+        # No vector, no parenthesis: an address holds no comma, so the commas split (the common case).
+        out = tuple(_tidy(p) for p in text.split(","))
+        if out == ("",):
+            return ()
+        if "" in out:
+            raise TmemvizError(f"'{text}' has an empty operand between commas")
+        return out
     parts: list[str] = []
     depth, start = 0, 0
     for i, ch in enumerate(text):
@@ -170,6 +219,11 @@ def parse_immediate(text: str) -> int | None:
     if not m:
         return None
     digits = m.group(2)
+    if len(digits) > MAX_DIGITS + 2:
+        raise TmemvizError(
+            f"the integer constant {digits[:12]}... has {len(digits)} digits; PTX integer constants are "
+            "64-bit (PTX 4.5.1)"
+        )
     if digits[:2].lower() == "0x":
         value = int(digits, 16)
     elif digits[:2].lower() == "0b":

@@ -150,6 +150,7 @@ def resolve_copy(
     shape = catalog.get(KIND, spelled.shape)
     given_multicast = multicast.strip().lower().lstrip(".") if multicast is not None else None
     fmt = decompress.strip().lower().lstrip(".").removeprefix("b8x16.") if decompress is not None else None
+    where = parse_taddr(taddr) if taddr is not None else None
     return make_copy(
         shape,
         agree("--multicast", spelled.multicast, given_multicast, None),
@@ -157,7 +158,7 @@ def resolve_copy(
             "--cta-group", spelled.cta_group, parse_cta_group(cta_group) if cta_group is not None else None, 1
         ),
         agree("--decompress", spelled.decompress, fmt, None),
-        parse_taddr(taddr) if taddr is not None else None,
-        spelled.address.lane_col if spelled.address is not None else (0, 0),
+        where,
+        spelled.address.lane_col_at(where) if spelled.address is not None else (0, 0),
         spelled.address.base if spelled.address is not None else None,
     )

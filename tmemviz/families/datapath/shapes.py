@@ -121,10 +121,16 @@ KIND: ShapeKind[DataPath] = ShapeKind(
 
 
 def shipped_paths() -> tuple[DataPath, ...]:
-    """The shipped table (A-G)."""
-    from tmemviz.catalog import load_catalog
+    """The shipped table (A-G), read once per run (``explain`` asks once per tcgen05.mma)."""
+    global _SHIPPED
+    if _SHIPPED is None:
+        from tmemviz.catalog import load_catalog
 
-    return load_catalog().shapes(KIND)
+        _SHIPPED = load_catalog().shapes(KIND)
+    return _SHIPPED
+
+
+_SHIPPED: tuple[DataPath, ...] | None = None
 
 
 def shipped_path(name: str) -> DataPath:

@@ -47,7 +47,7 @@ def ldst_summary(ins: Any, base: str | None) -> str:
     return text
 
 
-def mma_summary(record: dict[str, Any], found: Any) -> str:
+def mma_summary(record: dict[str, Any], found: Any, choices: str | None = None) -> str:
     """E.g. ``kind::f16, cta_group::1: D in TMEM at %r149 (+0), idesc %r6 = 0x08200010: M=128 N=128 ...``."""
     d = record["d"]
     where = f"{d['base']}" + (f" + lane {d['lane']}, column {d['col']}" if d["lane"] or d["col"] else "")
@@ -58,8 +58,16 @@ def mma_summary(record: dict[str, Any], found: Any) -> str:
     text += f": D += A x B in Tensor Memory at {where}"
     if record["a_in_tmem"]:
         text += ", A from Tensor Memory"
+    if choices is not None:
+        count = len(record["idesc"]["candidates"])
+        what = f"one of {count} values" if count > 1 else "partly set at run time"
+        values = ", ".join(record["idesc"]["candidates"])
+        text += f"; idesc {record['idesc_operand']} = {what} ({values}): {choices}"
+        if record.get("layout"):
+            text += f"; D uses data-path layout {record['layout']} (PTX 9.7.16.10.5)"
+        return text
     if found is None:
-        return text + f"; idesc {record['idesc_operand']} is not a constant moved in this function"
+        return text + f"; idesc {record['idesc_operand']} is not a constant built in this function"
     from tmemviz.families.mma.answers import summary
 
     text += f"; idesc {record['idesc_operand']} = 0x{found.value:08x}: {summary(found)}"
@@ -96,7 +104,18 @@ def alloc_summary(op: str, columns: int | None, operand: str | None) -> str:
     return f"frees {amount} of Tensor Memory at {operand}"
 
 
+_DATAPATHS: dict[tuple[int, int, int, bool, bool], tuple[str | None, str | None]] = {}
+
+
 def datapath(m: int, n: int, cta_group: int, sparse: bool, ws: bool) -> tuple[str | None, str | None]:
+    """:func:`datapath_of`, once per distinct question of a run."""
+    key = (m, n, cta_group, sparse, ws)
+    if key not in _DATAPATHS:
+        _DATAPATHS[key] = datapath_of(*key)
+    return _DATAPATHS[key]
+
+
+def datapath_of(m: int, n: int, cta_group: int, sparse: bool, ws: bool) -> tuple[str | None, str | None]:
     """D's data-path layout letter (PTX 9.7.16.10.5) and, when M/N do not fit the table, why.
 
     >>> datapath(128, 128, 1, False, False), datapath(64, 64, 1, False, True)
@@ -118,16 +137,19 @@ def datapath(m: int, n: int, cta_group: int, sparse: bool, ws: bool) -> tuple[st
 
 
 def file_record(module: Any) -> dict[str, Any]:
-    """``{"path", "target", "instructions", "warnings"}`` for one scanned file; a SASS one also says its
-    ``language`` and, given with its PTX, the ``pairing`` (families/explain/pairing.py)."""
-    out = {
+    """``{"path", "target", "instructions", "warnings"}`` for one scanned file, then :func:`file_tail`."""
+    return {
         "path": module.path,
         "target": module.target,
         "instructions": module.instructions,
         "warnings": [w.record() for w in sorted(module.warnings, key=lambda w: w.line)],
+        **file_tail(module),
     }
-    if getattr(module, "language", "ptx") == "sass":
-        out["language"] = "sass"
-        if getattr(module, "pairing", None):
-            out["pairing"] = module.pairing
-    return out
+
+
+def file_tail(module: Any) -> dict[str, Any]:
+    """A SASS file's ``language`` and, given with its PTX, its ``pairing`` (explain/pairing.py)."""
+    if getattr(module, "language", "ptx") != "sass":
+        return {}
+    pairing = getattr(module, "pairing", None)
+    return {"language": "sass", **({"pairing": pairing} if pairing else {})}

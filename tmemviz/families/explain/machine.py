@@ -12,7 +12,7 @@ tf32, a dealloc's .cta_group) is said, never guessed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,7 @@ from tmemviz.catalog import Catalog
 from tmemviz.families.explain.sass_fields import Tables
 from tmemviz.families.explain.sass_ops import SassOps
 from tmemviz.families.explain.scan import Function, Module
+from tmemviz.ptx.constants import const
 from tmemviz.sass.line import SassLine, parse_sass
 from tmemviz.sass.listing import events
 
@@ -60,18 +61,18 @@ def sass_records(
                 m = _BRANCH.search(text)
                 if m:
                     state.targets.add(int(m.group(1), 16))
-                state.fn.movs.clear()
-            if state.targets and state.fn.movs:
+                state.fn.constants.values.clear()
+            if state.targets and state.fn.constants.values:
                 m = _ADDRESS.match(text)
                 if m and int(m.group(1), 16) in state.targets:
-                    state.fn.movs.clear()
+                    state.fn.constants.values.clear()
             if "UR" in text:
                 if "UMOV" in text:
                     m = _UMOV.search(text)
                     if m:
                         value = m.group(2)
                         number = int(value, 16) if value[:2] in ("0x", "0X") else int(value)
-                        state.fn.movs[m.group(1)] = number & 0xFFFFFFFF
+                        state.fn.constants.values[m.group(1)] = const(number & 0xFFFFFFFF)
                         continue
                 m = _WRITES_UR.match(text)
                 if m and not any(w in text for w in _WANTED):
@@ -91,7 +92,7 @@ def sass_records(
             state = _State(Function(event.value))
         elif event.kind == "label":
             ops.flush(state, module)
-            state.fn.movs.clear()  # a join point: a constant seen above may not reach here
+            state.fn.constants.values.clear()  # a join point: a constant seen above may not reach here
         elif event.kind == "target" and module.target is None:
             module.target = event.value
     ops.flush(state, module)
@@ -103,24 +104,49 @@ def _forget(fn: Function, register: str, modifiers: str) -> None:
     count = 4 if ".128" in modifiers else 2 if ".64" in modifiers else 1
     first = int(register[2:])
     for k in range(count):
-        fn.movs.pop(f"UR{first + k}", None)
+        fn.constants.values.pop(f"UR{first + k}", None)
 
 
-def read_module(path: str, lines: Iterable[str] | None, catalog: Catalog, explainer: Any) -> Module:
-    """One input explained: a cubin (ELF, through nvdisasm), a SASS listing or PTX, told by content.
-
-    ``lines`` given: text already in hand (``--text``); else the file ``path`` (``-`` is stdin).
-    """
-    from tmemviz.families.explain.scan import scan
-    from tmemviz.files import text_lines
+def dispatch(
+    inputs: Sequence[tuple[str, Iterable[str]]],
+    explainer: Any,
+    ptx_records: Callable[[Module, Iterable[str]], Iterator[dict[str, Any]]],
+) -> Iterator[tuple[Module, Iterator[dict[str, Any]]]]:
+    """Per input (name, lines): its :class:`Module` and its records as made. A cubin (ELF, by its first
+    bytes) goes through nvdisasm, a SASS listing (by its content) through :func:`sass_records`, PTX
+    through ``ptx_records``. With several inputs, a SASS module gets ``pairing`` with the PTX module
+    given before it that shares its functions (kept meanwhile: a few fields per instruction)."""
     from tmemviz.sass.cubin import cubin_lines, is_elf
     from tmemviz.sass.listing import sniff
 
-    if lines is None and is_elf(path):
-        module = scan_sass(path, cubin_lines(path), catalog, explainer)
-        module.language = "sass"  # type: ignore[attr-defined]
-        return module
-    kind, stream = sniff(text_lines(path) if lines is None else lines)
-    module = scan_sass(path, stream, catalog, explainer) if kind == "sass" else scan(path, stream, explainer)
-    module.language = kind  # type: ignore[attr-defined]
-    return module
+    seen: list[tuple[str, list[dict[str, Any]]]] = []
+    for name, lines in inputs:
+        module = Module(name)
+        if name != "<text>" and is_elf(name):
+            kind, made = "sass", sass_records(module, cubin_lines(name), explainer.catalog, explainer)
+        else:
+            kind, stream = sniff(lines)
+            if kind == "sass":
+                made = sass_records(module, stream, explainer.catalog, explainer)
+            else:
+                made = ptx_records(module, stream)
+        module.language = kind  # type: ignore[attr-defined]
+        yield module, _tracked(module, made, seen, len(inputs)) if len(inputs) > 1 else made
+
+
+def _tracked(
+    module: Module, made: Iterator[dict[str, Any]], seen: list[tuple[str, list[dict[str, Any]]]], inputs: int
+) -> Iterator[dict[str, Any]]:
+    """The records, passed on; what pairing needs of each is kept, and a SASS module paired at the end."""
+    from tmemviz.families.explain.pairing import light, pairing_for
+
+    kept: list[dict[str, Any]] = []
+    for record in made:
+        kept.append(light(record))
+        yield record
+    if module.language == "sass":  # type: ignore[attr-defined]
+        found = pairing_for(kept, seen, any_names=inputs == 2)
+        if found is not None:
+            module.pairing = found  # type: ignore[attr-defined]
+    else:
+        seen.append((module.path, kept))

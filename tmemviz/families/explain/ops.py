@@ -7,13 +7,13 @@ are warnings (line-numbered) on the module, never exceptions: a kernel is explai
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain import answers
 from tmemviz.families.explain.scan import Function, Module, Warning
-from tmemviz.ptx.line import PtxLine, parse_immediate, parse_line
+from tmemviz.ptx.line import PtxLine
 
 OPS = (
     "alloc",
@@ -38,15 +38,49 @@ class Explainer:
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
         self.layouts: dict[tuple[Any, ...], Any] = {}
+        self.choices: dict[tuple[Any, ...], Any] = {}
+        self.lazy_cells = False
+        """Records hold :class:`LazyCells` instead of cell dicts (the streamed JSON writes them from
+        :meth:`cells_json`'s per-layout template: kernels repeat the same layout with other registers)."""
+        self.templates: dict[tuple[Any, ...], str] = {}
 
-    def __call__(self, line: int, statement: str, fn: Function, module: Module) -> dict[str, Any] | None:
+    def preview(self, cells: LazyCells, count: int) -> tuple[list[dict[str, Any]], int]:
+        """The first ``count`` cells of thread 0 (what the table shows) and how many thread 0 has."""
+        ins, found, _, _ = self.layouts[cells.key]
+        first = [c for c in found if c.thread == 0]
+        return answers.cell_records(first[:count], cells.names, ins.pack), len(first)
+
+    def cells_json(self, cells: LazyCells) -> str:
+        """The JSON text of one ld/st's cells, exactly as ``json.dumps`` of :func:`answers.cell_records`."""
+        import json
+
+        template = self.templates.get(cells.key)
+        ins, found, _, _ = self.layouts[cells.key]
+        count = ins.registers_per_thread
+        if template is None:
+            marks = [f"\x01{i}\x01" for i in range(count)]
+            text = json.dumps(answers.cell_records(found, marks, ins.pack))
+            text = text.replace("{", "{{").replace("}", "}}")
+            template = self.templates[cells.key] = re.sub(r'"\\u0001(\d+)\\u0001"', r"{\1}", text)
+        names = [json.dumps(n) for n in cells.names or ()]
+        return template.format(*names, *["null"] * (count - len(names)))
+
+    def footprint(self, line: PtxLine) -> tuple[str | None, frozenset[tuple[int, int]]] | None:
+        """The cells (lane, column relative to the base register) a tcgen05.ld/st touches, for the
+        stream's st-then-ld check; None when the line is not one tmemviz explained."""
+        known = self.layouts.get(_layout_key(line))
+        if known is None:
+            return None
+        ins, found, address, spots = known
+        if spots is None:
+            spots = frozenset((c.lane, c.col) for c in found)
+            self.layouts[_layout_key(line)] = (ins, found, address, spots)
+        return (address.base if address else None), spots
+
+    def __call__(
+        self, line: int, statement: str, parsed: PtxLine, fn: Function, module: Module
+    ) -> dict[str, Any] | None:
         record: dict[str, Any] = {"line": line, "ptx": statement, "function": fn.name}
-        try:
-            parsed = parse_line(statement)
-        except TmemvizError as exc:
-            module.warnings.append(Warning(line, f"not read as PTX: {exc}"))
-            record["op"] = "unknown"
-            return record
         tokens = [t.lower() for t in parsed.qualifiers]
         if len(tokens) < 2 or tokens[0] != "tcgen05":
             return None  # a name that merely contains tcgen05 (a label, a comment-like token)
@@ -86,13 +120,12 @@ class Explainer:
                 )
             )
         # Kernels repeat the same instruction with other registers: resolve each distinct one once.
-        key = (line.opcode, *(o for o in line.operands if not o.startswith("{")),
-               *(len(v) for v in line.vectors()))  # fmt: skip
+        key = _layout_key(line)
         known = self.layouts.get(key)
         if known is None:
             ins = resolve(self.catalog, line.text)
-            known = self.layouts[key] = (ins, cells(ins), parse_spelling(line.text).address)
-        ins, found, address = known
+            known = self.layouts[key] = (ins, cells(ins), parse_spelling(line.text).address, None)
+        ins, found, address, _ = known
         for warning in ins.warnings:
             module.warnings.append(Warning(n, warning))
         vectors = line.vectors()
@@ -113,7 +146,10 @@ class Explainer:
             redval = vectors[1] if len(vectors) > 1 else None
             plain = [o for o in line.operands[1:] if o.startswith("%")]
             out["redval_register"] = redval[0] if redval else (plain[0] if plain else None)
-        out["cells"] = answers.cell_records(found, names, ins.pack)
+        if self.lazy_cells:
+            out["cells"] = LazyCells(key, tuple(names) if names else None)
+        else:
+            out["cells"] = answers.cell_records(found, names, ins.pack)
         out["summary"] = answers.ldst_summary(ins, address.base if address else None)
         return out
 
@@ -142,13 +178,13 @@ class Explainer:
             "idesc": None,
             "layout": None,
         }
-        value = parse_immediate(mma.idesc)
-        if value is None:
-            value = fn.movs.get(mma.idesc)
-        if value is None:
+        value = fn.constants.get(mma.idesc)
+        if value is None or all(b.known == 0 for b in value):
             out["summary"] = answers.mma_summary(out, None)
             return out
-        found = decode(value & 0xFFFFFFFF, mma.kind)
+        if len(value) > 1 or not value[0].exact:
+            return self._choices(out, value, mma, module, n)
+        found = decode(value[0].value & 0xFFFFFFFF, mma.kind)
         out["idesc"] = {"value": found.value, "hex": f"0x{found.value:08x}", **found.fields}
         for problem in found.problems:
             module.warnings.append(Warning(n, f"idesc {mma.idesc} = 0x{found.value:08x}: {problem}"))
@@ -167,6 +203,33 @@ class Explainer:
         out["summary"] = answers.mma_summary(out, found)
         return out
 
+    def _choices(self, out: dict[str, Any], value: Any, mma: Any, module: Module, n: int) -> dict[str, Any]:
+        """An idesc that is one of several constants, or has run-time bits: what they share, decoded."""
+        from tmemviz.families.explain.choices import decode_choices, record, summary
+
+        key = (tuple(value), mma.kind)
+        c = self.choices.get(key)
+        if c is None:
+            c = self.choices[key] = decode_choices(tuple(value), mma.kind)
+        out["idesc"] = record(c)
+        for problem in c.problems:
+            module.warnings.append(Warning(n, f"idesc {mma.idesc} (one of {len(c.candidates)}): {problem}"))
+        sparse = c.fields.get("sparse")
+        if sparse is not None and sparse != mma.sparse:
+            module.warnings.append(
+                Warning(
+                    n,
+                    f"idesc {mma.idesc} says {'sparse' if sparse else 'dense'} (bit 2), but the "
+                    f"instruction is {'sparse' if mma.sparse else 'dense'}",
+                )
+            )
+        if c.m is not None and c.n is not None:
+            out["layout"], problem = answers.datapath(c.m, c.n, mma.cta_group, mma.sparse, mma.ws)
+            if problem:
+                module.warnings.append(Warning(n, f"idesc {mma.idesc}: {problem}"))
+        out["summary"] = answers.mma_summary(out, None, choices=summary(c))
+        return out
+
     def cp(self, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int) -> dict[str, Any]:
         from tmemviz.families.cp.spelling import resolve_copy
 
@@ -182,6 +245,22 @@ class Explainer:
         }
 
 
+class LazyCells(NamedTuple):
+    """An ld/st's cells, not yet written out: its layout's key and its register names."""
+
+    key: tuple[Any, ...]
+    names: tuple[str, ...] | None
+
+
+def _layout_key(line: PtxLine) -> tuple[Any, ...]:
+    """What decides an ld/st's layout: opcode, address and immediates, vector lengths (not names)."""
+    return (
+        line.opcode,
+        *(o for o in line.operands if not o.startswith("{")),
+        *(len(v) for v in line.vectors()),
+    )
+
+
 def _alloc(
     ex: Explainer, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int
 ) -> dict[str, Any]:
@@ -190,7 +269,11 @@ def _alloc(
     if op == "relinquish_alloc_permit":
         out["summary"] = "gives up this CTA's right to allocate Tensor Memory again (PTX ISA, tcgen05.alloc)"
         return out
-    columns = parse_immediate(line.operands[-1]) if line.operands else None
+    columns = None
+    if line.operands:  # nCols: an immediate, or a register the function set to one constant
+        known = fn.constants.get(line.operands[-1])
+        if known is not None and len(known) == 1 and known[0].exact:
+            columns = known[0].value & 0xFFFFFFFF
     out["columns"] = columns
     if op == "alloc" and line.operands:
         out["destination"] = line.operands[0]

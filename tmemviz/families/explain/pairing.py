@@ -61,30 +61,20 @@ def light(record: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def pair_modules(modules: Sequence[Any]) -> None:
-    """Pair every SASS module with the PTX module that has its functions: ``module.pairing``."""
-    ptx = [(m.path, m.instructions) for m in modules if getattr(m, "language", "ptx") == "ptx"]
-    for m in modules:
-        if getattr(m, "language", "ptx") == "sass":
-            found = pairing_for(m.instructions, ptx, len([x for x in modules if x.language == "sass"]))
-            if found is not None:
-                m.pairing = found  # type: ignore[attr-defined]
-
-
 def pairing_for(
     sass: Sequence[dict[str, Any]],
     ptx_modules: Sequence[tuple[str, Sequence[dict[str, Any]]]],
-    sass_count: int = 1,
+    any_names: bool,
 ) -> dict[str, Any] | None:
     """The pairing of a SASS module with the PTX module (path, records) sharing most of its functions;
-    with one of each given, they pair whatever the names. None when no PTX module fits."""
+    ``any_names``: one of each was given, they pair whatever the names. None when no PTX module fits."""
     names = {r.get("function") for r in sass}
 
     def shared(item: tuple[str, Sequence[dict[str, Any]]]) -> int:
         return len(names & {r.get("function") for r in item[1]})
 
     best = max(ptx_modules, key=shared, default=None)
-    if best is None or (not shared(best) and not (len(ptx_modules) == 1 and sass_count == 1 and best[1])):
+    if best is None or (not shared(best) and not (any_names and best[1])):
         return None
     return pair(best[0], best[1], sass)
 

@@ -102,7 +102,14 @@ class SassOps:
         return merged
 
     def as_ptx(self, line: int, statement: str, state: Any, module: Module) -> dict[str, Any]:
-        record = self.explain(line, statement, state.fn, module)
+        from tmemviz.ptx.line import parse_line
+
+        # Real cells (not the streamed JSON's lazy ones): a split half keeps only its threads' cells.
+        lazy, self.explain.lazy_cells = self.explain.lazy_cells, False
+        try:
+            record = self.explain(line, statement, parse_line(statement), state.fn, module)
+        finally:
+            self.explain.lazy_cells = lazy
         if record is None:
             raise TmemvizError(f"'{statement}' is not a tcgen05 statement")
         return record  # an "error" in it was warned about by the explainer, as for PTX

@@ -7,26 +7,100 @@ Reading goes through :func:`tmemviz.files.text_lines`, as every family's shape f
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tmemviz.catalog import Catalog
 from tmemviz.draw.document import Document
 from tmemviz.errors import TmemvizError
 
-
-def explain_sources(files: Sequence[str | os.PathLike[str]], text: str | None, catalog: Catalog) -> Document:
-    """Scan each file (then ``text``, named ``<text>``) with one explainer, as one document."""
-    from tmemviz.families.explain.document import explain_document
-    from tmemviz.families.explain.machine import read_module
+if TYPE_CHECKING:
     from tmemviz.families.explain.ops import Explainer
-    from tmemviz.families.explain.pairing import pair_modules
+    from tmemviz.families.explain.scan import Module
+
+
+def explain_sources(
+    files: Sequence[str | os.PathLike[str]], text: str | None, catalog: Catalog, *, table_only: bool = False
+) -> Document:
+    """Scan each file (then ``text``, named ``<text>``) with one explainer, as one document.
+
+    ``table_only``: each ld/st record keeps only the cells the table shows (thread 0's first ones), so a
+    module of any length costs a row per instruction; such a document is for the table alone.
+    """
+    from tmemviz.families.explain.document import explain_document
+    from tmemviz.families.explain.ops import Explainer, LazyCells
+    from tmemviz.families.explain.views import REGISTERS_SHOWN
+
+    explainer = Explainer(catalog)
+    explainer.lazy_cells = table_only
+    modules = []
+    for module, made in scanned(files, text, explainer):
+        for record in made:
+            cells = record.get("cells")
+            if isinstance(cells, LazyCells):
+                record["cells"], record["thread0_cells"] = explainer.preview(cells, 2 * REGISTERS_SHOWN)
+            module.instructions.append(record)
+        modules.append(module)
+    return explain_document(modules)
+
+
+def scanned(
+    files: Sequence[str | os.PathLike[str]], text: str | None, explainer: Explainer
+) -> Iterator[tuple[Module, Iterator[dict[str, Any]]]]:
+    """The one dispatch point from what the user gave to explained modules: per file (``-`` is standard
+    input, readable once), then ``text`` (named ``<text>``), its :class:`Module` and its instruction
+    records as they are made (consume them before the next module). Another input language (SASS)
+    plugs in here: a scanner that yields records with the same fields."""
+    from tmemviz.families.explain.scan import records
+    from tmemviz.files import text_lines
 
     if not files and text is None:
         raise TmemvizError("give one or more PTX or SASS files or cubins (or - for standard input)")
-    explainer = Explainer(catalog)
-    # PTX, a SASS listing or a cubin, told by content (tmemviz/families/explain/machine.py).
-    modules = [read_module(os.fspath(p), None, catalog, explainer) for p in files]
+    names = [os.fspath(p) for p in files]
+    if names.count("-") > 1:
+        raise TmemvizError("standard input (-) can be read only once; give - at most once")
+    for name in names:
+        _check_regular(name)
+    inputs: list[tuple[str, Iterable[str]]] = [(name, text_lines(name)) for name in names]
     if text is not None:
-        modules.append(read_module("<text>", text.splitlines(), catalog, explainer))
-    pair_modules(modules)
-    return explain_document(modules)
+        inputs.append(("<text>", text.splitlines()))
+    # PTX, a SASS listing or a cubin, told by content; SASS given with its PTX is paired (explain/machine.py).
+    from tmemviz.families.explain.machine import dispatch
+
+    yield from dispatch(inputs, explainer, lambda m, lines: records(m, lines, explainer, explainer.footprint))
+
+
+def stream_json(
+    files: Sequence[str | os.PathLike[str]], text: str | None, catalog: Catalog, output: str | None
+) -> None:
+    """``explain -f json``: records written as they are made (to stdout, or atomically to ``output``)."""
+    from tmemviz.families.explain.ops import Explainer
+    from tmemviz.families.explain.stream import to_output, write_json
+
+    explainer = Explainer(catalog)
+    found = scanned(files, text, explainer)
+    first = next(found, None)  # bad arguments are refused before anything is written
+    if first is None:
+        return
+    import itertools
+
+    to_output(output, lambda write: write_json(itertools.chain([first], found), explainer, write))
+
+
+def _check_regular(name: str) -> None:
+    """A missing file or a directory is refused before anything is written; a device (``/dev/zero``)
+    streams forever without a newline: refused before reading."""
+    import stat
+
+    if name == "-":
+        return
+    try:
+        mode = os.stat(name).st_mode
+    except OSError as exc:  # said before any output is written (the JSON is streamed)
+        raise TmemvizError(f"cannot read {name}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        raise TmemvizError(f"{name} is a directory; give a PTX file")
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        raise TmemvizError(
+            f"{name} is not a regular file or a pipe; give a PTX file (or - for standard input)"
+        )

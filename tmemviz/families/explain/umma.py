@@ -54,7 +54,8 @@ def mma(ops: Any, line: int, sass: SassLine, state: Any, module: Module) -> dict
         raise TmemvizError(f"{sass.opcode} {'with' if scale else 'without'} a scale operand is no known form")
     idesc = bracket(operands[idesc_at])
     register = idesc[1] if idesc else operands[idesc_at]
-    value = state.fn.movs.get(register)
+    known = state.fn.constants.get(register)  # a UMOV constant (machine.py), one exact value
+    value = known[0].value & 0xFFFFFFFF if known and len(known) == 1 and known[0].exact else None
     sparse: bool | None = None
     chosen = kinds
     if value is not None:

@@ -89,6 +89,6 @@ def describe(record: dict[str, Any], ptx_line: int | None = None) -> str:
             f" -> lane {c['lane']} col {c['col']}"
             for c in first
         )
-        more = len(first) < sum(1 for c in cells if c["thread"] == who)
-        text += f"\nthread {who}: {spots}{' ...' if more else ''}"
+        total = record.get("thread0_cells", sum(1 for c in cells if c["thread"] == who))
+        text += f"\nthread {who}: {spots}{' ...' if len(first) < total else ''}"
     return text

@@ -236,16 +236,17 @@ def resolve(
         None,
     )
     reduction = _reduction(spelled.red, red, red_type, red_abs, red_nan)
+    where = parse_taddr(taddr) if taddr is not None else None
     ins = make_instruction(
         shape,
         n,
         pack=packed,
         op=operation,
         split_offset=offset,
-        taddr=parse_taddr(taddr) if taddr is not None else None,
+        taddr=where,
         warp=parse_int(warp, "--warp") if warp is not None else None,
         red=reduction,
-        offset=spelled.address.lane_col if spelled.address is not None else (0, 0),
+        offset=spelled.address.lane_col_at(where) if spelled.address is not None else (0, 0),
         base=spelled.address.base if spelled.address is not None else None,
     )
     if spelled.vector_size is not None and spelled.vector_size != ins.registers_per_thread:

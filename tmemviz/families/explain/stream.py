@@ -1,0 +1,92 @@
+"""``explain -f json`` written as the scan goes: each instruction's record as soon as it is made, the
+document's closing brackets last, so memory stays flat in the module's length.
+
+The bytes are exactly those of :func:`tmemviz.draw.records.document` for the same files (one
+instruction per line); a file is written beside the target and renamed into place at the end, so a
+failure leaves no half-written file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from tmemviz.families.explain.answers import file_tail
+from tmemviz.families.explain.ops import Explainer, LazyCells
+from tmemviz.families.explain.scan import Module
+
+_MARK = "\x00cells\x00"
+_MARK_JSON = json.dumps(_MARK)
+
+
+def write_json(
+    scanned: Iterable[tuple[Module, Iterable[dict[str, Any]]]],
+    explainer: Explainer,
+    write: Callable[[str], Any],
+) -> int:
+    """Write the JSON document of each (module, its records as they are made) with ``write``; returns the
+    instruction count. ``explainer`` is the one that makes the records (its cells are written lazily)."""
+    explainer.lazy_cells = True
+    write('{\n "files": [\n')
+    total = 0
+    for index, (module, made) in enumerate(scanned):
+        opened = False
+        for record in made:
+            if not opened:
+                write(("" if index == 0 else ",\n") + "  {" + _head(module) + ', "instructions": [\n   ')
+                opened = True
+            else:
+                write(",\n   ")
+            write(_record_text(record, explainer))
+        if not opened:
+            write(("" if index == 0 else ",\n") + "  {" + _head(module) + ', "instructions": []')
+        else:
+            write("\n  ]")
+        warnings = [w.record() for w in sorted(module.warnings, key=lambda w: w.line)]
+        tail = "".join(f", {json.dumps(k)}: {json.dumps(v)}" for k, v in file_tail(module).items())  # SASS
+        write(f', "warnings": {json.dumps(warnings)}{tail}}}')
+        total += module.count
+    write("\n ]\n}\n")
+    return total
+
+
+def _head(module: Module) -> str:
+    return f'"path": {json.dumps(module.path)}, "target": {json.dumps(module.target)}'
+
+
+def _record_text(record: dict[str, Any], explainer: Explainer) -> str:
+    cells = record.get("cells")
+    if not isinstance(cells, LazyCells):
+        return json.dumps(record)
+    record["cells"] = _MARK
+    return json.dumps(record).replace(_MARK_JSON, explainer.cells_json(cells), 1)
+
+
+def to_output(output: str | None, produce: Callable[[Callable[[str], Any]], Any]) -> None:
+    """Run ``produce(write)`` into stdout (``None`` or ``-``) or into ``output``, atomically."""
+    if output is None or output == "-":
+        produce(sys.stdout.write)
+        sys.stdout.flush()
+        return
+    import tempfile
+
+    from tmemviz.errors import TmemvizError
+
+    directory = os.path.dirname(output) or "."
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".tmemviz-", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise TmemvizError(f"cannot write {output}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            produce(handle.write)
+        os.replace(tmp, output)
+    except BaseException:
+        import contextlib
+
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

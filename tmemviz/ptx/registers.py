@@ -1,0 +1,173 @@
+"""Which registers a PTX instruction writes and reads, and the constant values registers hold.
+
+:class:`Constants` is the per-function tracker: feed it every instruction of a function in order
+(:meth:`Constants.update`), ask it what a register holds (:meth:`Constants.get`). It understands the
+integer instructions of :mod:`tmemviz.ptx.constants` and forgets a register anything else writes.
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tmemviz.ptx import constants as c
+from tmemviz.ptx.line import PtxLine, parse_immediate
+
+_REGISTER = re.compile(r"%[A-Za-z_$][\w$]*")
+_TYPE = re.compile(r"^[bsu](8|16|32|64)$")
+NO_DESTINATION = frozenset(("st", "red", "bar", "barrier", "bra", "brx", "call", "ret", "exit", "trap",
+                            "nanosleep", "membar", "fence", "prefetch", "prefetchu", "setmaxnreg",
+                            "pmevent", "griddepcontrol", "cp", "stmatrix", "multimem", "applypriority",
+                            "discard", "createpolicy_none"))  # fmt: skip
+"""Opcodes whose first operand is not a register they write (PTX 9.7: stores, branches, barriers...)."""
+
+
+def registers(text: str) -> list[str]:
+    """Every register name in an operand (``%tid.x``'s ``%tid`` too).
+
+    >>> registers("[%r2 + 16]"), registers("{%r1, %r2}")
+    (['%r2'], ['%r1', '%r2'])
+    """
+    return _REGISTER.findall(text)
+
+
+def destinations(line: PtxLine) -> list[str]:
+    """The registers ``line`` writes: its first operand's (a vector's each, ``%p|%q`` both), unless its
+    opcode writes none (stores, branches, barriers; of tcgen05 only ld writes registers).
+
+    >>> from tmemviz.ptx.line import parse_line
+    >>> destinations(parse_line("mov.b64 {%r1, %r2}, %rd3;"))
+    ['%r1', '%r2']
+    >>> destinations(parse_line("st.global.b32 [%rd1], %r5;"))
+    []
+    """
+    if not line.operands:
+        return []
+    head = line.opcode.split(".", 1)[0]
+    if head in NO_DESTINATION or (head == "tcgen05" and not line.opcode.startswith("tcgen05.ld")):
+        return []
+    first = line.operands[0]
+    if first.startswith(("[", "(")):
+        return []
+    return _REGISTER.findall(first)
+
+
+def sources(line: PtxLine) -> list[str]:
+    """The registers ``line`` reads: every register outside its destination operand, and its guard.
+
+    >>> from tmemviz.ptx.line import parse_line
+    >>> sources(parse_line("@%p1 st.global.b32 [%rd1+4], %r5;"))
+    ['%p1', '%rd1', '%r5']
+    >>> sources(parse_line("add.s32 %r1, %r1, %r2;"))
+    ['%r1', '%r2']
+    """
+    out = [line.guard.lstrip("!")] if line.guard else []
+    skip = 1 if destinations(line) else 0
+    for operand in line.operands[skip:]:
+        out.extend(_REGISTER.findall(operand))
+    return out
+
+
+def _width(token: str, default: int = 32) -> tuple[int, bool]:
+    m = _TYPE.match(token)
+    return (int(m.group(1)), token[0] == "s") if m else (default, False)
+
+
+class Constants:
+    """Register -> :data:`~tmemviz.ptx.constants.Value` for one function, in program order.
+
+    >>> from tmemviz.ptx.line import parse_line
+    >>> k = Constants()
+    >>> for s in ("selp.b32 %r25, 16384, 0, %p3;", "selp.b32 %r26, 138420240, 138412048, %p1;",
+    ...           "or.b32 %r27, %r26, %r25;"):
+    ...     k.update(parse_line(s))
+    >>> sorted(b.value for b in k.get("%r27"))
+    [138412048, 138420240, 138428432, 138436624]
+    """
+
+    def __init__(self) -> None:
+        self.values: dict[str, c.Value] = {}
+
+    def get(self, operand: str) -> c.Value | None:
+        """What ``operand`` (a register or an immediate) holds, or None when nothing is known."""
+        value = self.values.get(operand)
+        if value is not None:
+            return value
+        number = parse_immediate(operand)
+        return c.const(number, 64) if number is not None else None
+
+    def update(self, line: PtxLine) -> None:
+        """Apply one instruction (of the function, in order)."""
+        written = destinations(line)
+        if not written:
+            return
+        new = self._evaluate(line, written)
+        for name in written:
+            if name in new:
+                value = new[name]
+                if line.guard:  # @%p: the old value stays when %p is false (PTX 9.3)
+                    old = self.values.get(name)
+                    value = c.choice(old, value) if old is not None else c.unknown(value[0].width)
+                self.values[name] = value
+                if all(b.known == 0 for b in value):
+                    del self.values[name]
+            else:
+                self.values.pop(name, None)
+
+    def _evaluate(self, line: PtxLine, written: list[str]) -> dict[str, c.Value]:
+        parts = line.opcode.split(".")
+        head = parts[0]
+        ops = line.operands
+        types = [t for t in parts[1:] if _TYPE.match(t)]
+        width, signed = _width(types[-1]) if types else (32, False)
+        if any(p[:1] == "f" or p.startswith("bf") for p in parts[1:]):
+            return {}  # floating point: not a constant tmemviz follows
+        args = [self.get(o) for o in ops[1:]]
+        if head != "mov":  # a register nothing is known of still lets known bits through (or, and, shl)
+            args = [
+                c.unknown(width) if a is None and o[:1] == "%" else a
+                for a, o in zip(args, ops[1:], strict=True)
+            ]
+        if head == "mov" and len(ops) == 2:
+            if ops[0].startswith("{"):  # mov.b64 {lo, hi}, %rd: split
+                source = args[0]
+                if source is None:
+                    return {}
+                pieces = c.split(source, len(written), width // len(written))
+                return dict(zip(written, pieces, strict=True))
+            if ops[1].startswith("{"):  # mov.b64 %rd, {lo, hi}: join
+                names = registers(ops[1])
+                values = [self.get(n) for n in names]
+                if any(v is None for v in values) or not names:
+                    return {}
+                return {written[0]: c.join(values, width // len(names))}  # type: ignore[arg-type]
+            return {written[0]: _fit(args[0], width)} if args[0] is not None else {}
+        if len(written) != 1 or any(a is None for a in args[: _ARITY.get(head, 0)]):
+            return {}
+        d = written[0]
+        if head == "selp" and len(args) == 3:
+            return {d: c.choice(_fit(args[0], width), _fit(args[1], width))}  # type: ignore[arg-type]
+        if head in ("or", "and", "xor") and len(args) == 2:
+            f = {"or": c.bit_or, "and": c.bit_and, "xor": c.bit_xor}[head]
+            return {d: f(_fit(args[0], width), _fit(args[1], width), width)}  # type: ignore[arg-type]
+        if head in ("shl", "shr") and len(args) == 2:
+            return {d: c.shift(_fit(args[0], width), args[1], head == "shl", signed, width)}  # type: ignore[arg-type]
+        if head == "add" and len(args) == 2 and len(parts) <= 3:
+            return {d: c.add(_fit(args[0], width), _fit(args[1], width), width)}  # type: ignore[arg-type]
+        if head == "cvt" and len(types) == 2 and len(args) == 1 and not any(p.startswith("r") for p in parts):
+            (dw, _), (sw, ss) = _width(types[0]), _width(types[1])
+            return {d: c.resize(c.resize(args[0], sw, ss), dw, ss)}  # type: ignore[arg-type]
+        if head == "prmt" and parts[1:] == ["b32"] and len(args) == 3:
+            return {d: c.permute(args[0], args[1], args[2])}  # type: ignore[arg-type]
+        return {}
+
+
+_ARITY = {"selp": 2, "or": 2, "and": 2, "xor": 2, "shl": 2, "shr": 2, "add": 2, "cvt": 1, "prmt": 3}
+"""Operands (after the destination) that must be known for the result to be."""
+
+
+def _fit(value: c.Value, width: int) -> c.Value:
+    """An immediate or a register of another width, read at ``width`` bits."""
+    if all(b.width == width for b in value):
+        return value
+    return c.resize(value, width)

@@ -1,0 +1,272 @@
+"""PTX text as a stream of statements, whatever the spacing: the one reader of whole modules.
+
+PTX is free-form (PTX ISA 4.1 "Source format"): whitespace, tabs and newlines separate tokens but
+are otherwise insignificant, a statement ends at ``;``, comments are ``//`` to the end of the line
+or ``/* ... */`` anywhere. Compilers print it in very different ways: nvcc puts inline asm on the
+page as written (``tcgen05.ld.sync.aligned.32x32b.x16.b32{%r743, ...},[%r299];`` with no space,
+a vector split over lines, a ``{ ... }`` scope around several statements), Triton and the CuTe DSL
+one statement per line with tabs. This module turns any of them into :class:`Statement` records:
+
+* ``instruction``: ``@%p1 tcgen05.mma...`` without its ``;`` (labels in front of it split off);
+* ``directive``: ``.target sm_100a``, ``.reg .b32 %r<9>;``, a function header ``.visible .entry k(...)``;
+  directives without a ``;`` (``.version``, ``.target``, ``.maxntid``...) end with their line;
+* ``label``: ``$L__BB0_1`` (from ``$L__BB0_1:``);
+* ``open``/``close``: a scope brace (a function body, an inline-asm block), told apart from a
+  register vector's ``{`` by where it stands (PTX 4.4 "Statements": a vector is an operand);
+* ``overlong``: a statement longer than :data:`MAX_STATEMENT_CHARS`, cut there (its start kept), so
+  text that never reaches a ``;`` costs bounded memory; reading goes on with the next line;
+* ``unterminated``: what is left at the end of the text without its ``;``.
+
+Pure: no I/O; lines (or any pieces of text) in, statements out, one pass, memory bounded by the
+longest statement.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
+
+MAX_STATEMENT_CHARS = 1 << 16
+"""A statement longer than this (64 KiB) is cut: the longest real one, a 128-register tcgen05.ld
+vector, is about 1.3 KB."""
+
+_SPLIT = re.compile(r"([;{}])")
+_LABEL = re.compile(r"\s*([A-Za-z_$][\w$]*)\s*:(?!:)")
+_COMMENT = re.compile(r'//|/\*|"')
+_OPEN_ENDED = (".version", ".target", ".address_size", ".file", ".loc", ".section", ".maxntid",
+               ".reqntid", ".minnctapersm", ".maxnctapersm", ".maxnreg", ".maxclusterrank",
+               ".reqnctapercluster", ".explicitcluster", ".noreturn", ".abi_preserve",
+               ".abi_preserve_control", ".blocksareclusters")  # fmt: skip
+"""Directives that take no ``;``: they end with their line (PTX 11 "Directives")."""
+_HEADERS = re.compile(r"(?:^|\s)\.(?:entry|func)\b")
+
+
+class Statement(NamedTuple):
+    """One statement: what kind, its text (comments removed, no ``;``), its first and last line."""
+
+    kind: str
+    text: str
+    first: int
+    last: int
+
+
+def statements(
+    lines: Iterable[str], max_chars: int = MAX_STATEMENT_CHARS, quiet: Callable[[str], bool] | None = None
+) -> Iterator[Statement]:
+    """Every statement of ``lines`` in order.
+
+    ``quiet``, when given, is asked about each instruction that stands alone on its line (its text):
+    True drops it (a reader that knows the instruction cannot matter to it saves making a record).
+
+    >>> for s in statements(["tcgen05.ld.sync.aligned.32x32b.x2.b32{%r1,", " %r2},[%r9]; // c", "$L1:"]):
+    ...     print(s.kind, repr(s.text), s.first, s.last)
+    instruction 'tcgen05.ld.sync.aligned.32x32b.x2.b32{%r1,\\n %r2},[%r9]' 1 2
+    label '$L1' 3 3
+    >>> [s.kind for s in statements([".visible .entry k(", ".param .u64 p", ")", ".maxntid 128", "{",
+    ...     "{ .reg .pred p; setp.ne.b32 p, %r1, 0; }", "}"])]
+    ['directive', 'directive', 'open', 'open', 'directive', 'instruction', 'close', 'close']
+    """
+    reader = _Reader(max_chars)
+    number = 0
+    make = Statement._make
+    for raw in lines:
+        number += 1  # a piece without its newline is still one line to its reader
+        code = raw.strip()
+        # The common case, inline: one whole statement (a vector inside it at most) on the line.
+        if (
+            code[-1:] == ";"
+            and not reader.parts
+            and not reader.in_comment
+            and code[0] not in "{}"
+            and "/" not in code
+            and '"' not in code
+            and code.count(";") == 1
+            and code.count("{") == code.count("}")
+            and len(code) <= max_chars
+        ):
+            code = code[:-1].rstrip()
+            if ":" in code:
+                m = _LABEL.match(code)
+                if m is not None:
+                    yield make(("label", m.group(1), number, number))
+                    code = code[m.end() :].strip()
+                    if not code:
+                        continue
+            if code[0] == ".":
+                yield make(("directive", code, number, number))
+            elif quiet is None or not quiet(code):
+                yield make(("instruction", code, number, number))
+            continue
+        yield from reader.feed(raw.rstrip("\r\n"), number)
+    yield from reader.finish(number)
+
+
+class _Reader:
+    """The state between lines: an open block comment, the statement being read, vector depth."""
+
+    def __init__(self, max_chars: int) -> None:
+        self.max_chars = max_chars
+        self.in_comment = False
+        self.parts: list[str] = []
+        self.size = 0
+        self.first = 0
+        self.depth = 0
+        self.cut = False
+        """The statement was cut: the rest of its line is dropped."""
+
+    def feed(self, line: str, number: int) -> Iterator[Statement]:
+        if self.in_comment or _COMMENT.search(line):
+            line = self._uncomment(line)
+        code = line.strip()
+        if not code:
+            return
+        if (
+            not self.parts
+            and code[-1] == ";"
+            and code.count(";") == 1
+            and "{" not in code
+            and "}" not in code
+        ):  # the common case: one whole statement on the line
+            code = code[:-1]
+            m = _LABEL.match(code) if ":" in code else None
+            if m is not None:
+                yield Statement("label", m.group(1), number, number)
+                code = code[m.end() :].strip()
+                if not code:
+                    return
+            kind = "directive" if code[0] == "." else "instruction"
+            if len(code) > self.max_chars:
+                yield Statement("overlong", code[:200], number, number)
+                return
+            yield Statement(kind, code.rstrip(), number, number)
+            return
+        for piece in _SPLIT.split(line):
+            if not piece:
+                continue
+            if self.cut:
+                if piece == ";":
+                    self.cut = False
+                continue
+            if piece == ";":
+                yield from self._end(number, "instruction")
+            elif piece == "{":
+                if self._scope_brace():
+                    if self.parts:
+                        yield from self._end(number, "directive")
+                    yield Statement("open", "{", number, number)
+                else:
+                    self.depth += 1
+                    self._add("{", number)
+            elif piece == "}":
+                if self.depth:
+                    self.depth -= 1
+                    self._add("}", number)
+                else:
+                    if self.parts:
+                        yield from self._end(number, "unterminated")
+                    yield Statement("close", "}", number, number)
+            else:
+                if not self.parts:
+                    while True:
+                        m = _LABEL.match(piece) if ":" in piece else None
+                        if m is None:
+                            break
+                        yield Statement("label", m.group(1), number, number)
+                        piece = piece[m.end() :]
+                    if not piece.strip():
+                        continue
+                    piece = piece.lstrip()
+                self._add(piece, number)
+            if self.size > self.max_chars:
+                text = "".join(self.parts)[:200]
+                yield Statement("overlong", text, self.first, number)
+                self._reset()
+                self.cut = True
+        self.cut = False
+        if self.parts:
+            if self._ends_with_line():
+                yield from self._end(number, "directive")
+            else:
+                self._add("\n", number)
+
+    def finish(self, number: int) -> Iterator[Statement]:
+        if self.parts and "".join(self.parts).strip():
+            yield Statement("unterminated", "".join(self.parts).strip(), self.first, number)
+        self._reset()
+
+    def _add(self, piece: str, number: int) -> None:
+        if not self.parts:
+            self.first = number
+        self.parts.append(piece)
+        self.size += len(piece)
+
+    def _end(self, number: int, default: str) -> Iterator[Statement]:
+        text = "".join(self.parts).strip()
+        self._reset()
+        if text:
+            kind = "directive" if text[0] == "." else default
+            yield Statement(kind, text, self.first, number)
+
+    def _reset(self) -> None:
+        self.parts = []
+        self.size = 0
+        self.depth = 0
+
+    def _scope_brace(self) -> bool:
+        """A ``{`` opens a scope at the start of a statement or after a function header."""
+        if not self.parts:
+            return True
+        head = self.parts[0]
+        return head[:1] == "." and _HEADERS.search("".join(self.parts)) is not None
+
+    def _ends_with_line(self) -> bool:
+        """A directive without ``;`` ends with its line once its parentheses are closed."""
+        head = self.parts[0]
+        if head[:1] != ".":
+            return False
+        text = "".join(self.parts)
+        if text.count("(") != text.count(")") or self.depth:
+            return False
+        return text.startswith(_OPEN_ENDED) or _HEADERS.search(text) is not None
+
+    def _uncomment(self, line: str) -> str:
+        """The line without its comments (``"`` strings kept whole), tracking an open ``/*``."""
+        out: list[str] = []
+        i = 0
+        n = len(line)
+        while i < n:
+            if self.in_comment:
+                end = line.find("*/", i)
+                if end < 0:
+                    return "".join(out)
+                self.in_comment = False
+                out.append(" ")
+                i = end + 2
+                continue
+            m = _COMMENT.search(line, i)
+            if m is None:
+                out.append(line[i:])
+                break
+            out.append(line[i : m.start()])
+            token = m.group(0)
+            if token == "//":
+                break
+            if token == "/*":
+                self.in_comment = True
+                i = m.end()
+                continue
+            close = line.find('"', m.end())
+            close = n - 1 if close < 0 else close
+            out.append(line[m.start() : close + 1])
+            i = close + 1
+        return "".join(out)
+
+
+def collapse(text: str) -> str:
+    """A statement's text with every run of whitespace one space.
+
+    >>> collapse("tcgen05.st.sync.aligned.16x64b.x2.b32 [%r2],\\n\\t{%r3,  %r4}")
+    'tcgen05.st.sync.aligned.16x64b.x2.b32 [%r2], {%r3, %r4}'
+    """
+    return " ".join(text.split())

@@ -1,0 +1,359 @@
+"""A PTX module as a stream of events, with the per-function state every TMEM check reads.
+
+:func:`events` reads statements (:mod:`tmemviz.ptx.statements`) and keeps, per ``.entry``/``.func``,
+a :class:`FunctionState`: the constant values of registers (:class:`~tmemviz.ptx.registers.Constants`),
+the tcgen05.ld whose destination registers have not all been read yet, the tcgen05.st not yet waited
+for, the alloc/dealloc instructions and the first ``.cta_group``. It yields an :class:`Event` per
+tcgen05 instruction (and per statement with ``every=True``), per function start, per hazard found,
+per statement it could not read. Consumers (``explain``, ``check``) read the same stream.
+
+Hazards (PTX 9.7.16.6 "Memory consistency model for tcgen05"; 9.7.16.8.5 tcgen05.wait):
+
+* a tcgen05.ld is complete once every destination register has been read by a later instruction
+  (a register dependency orders the reader after the load, so the load has finished reading Tensor
+  Memory) or after ``tcgen05.wait::ld``; while one is pending, an instruction that writes or frees
+  Tensor Memory (tcgen05.st/mma/cp/shift/dealloc) or lets other threads go on (bar/barrier
+  sync/arrive/red, mbarrier.arrive) is a hazard, reported with the registers still unread;
+* a tcgen05.st is complete after ``tcgen05.wait::st``; a later tcgen05.ld that reads cells it wrote
+  (same base register, overlapping lanes and columns, as the ``footprint`` callback says) is a hazard;
+* a label or a branch ends the straight-line block: what is pending is dropped, not followed (no
+  warning on paths the scan cannot see).
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from tmemviz.errors import TmemvizError
+from tmemviz.ptx.line import PtxLine, parse_line
+from tmemviz.ptx.registers import NO_DESTINATION, Constants, destinations, registers
+from tmemviz.ptx.statements import MAX_STATEMENT_CHARS, Statement, statements
+
+TMEM_WRITERS = ("st", "mma", "cp", "shift", "dealloc")
+"""tcgen05 instructions that write or free Tensor Memory; none is ordered after a tcgen05.ld of the same
+thread (PTX 9.7.16.6.2 lists the pipelined pairs; ld is in none)."""
+RELEASES = ("bar.sync", "bar.arrive", "bar.red", "barrier.sync", "barrier.arrive", "barrier.red",
+            "barrier.cta", "barrier.cluster.arrive", "mbarrier.arrive")  # fmt: skip
+"""Instructions that let other threads go on (which may then write or free Tensor Memory)."""
+BRANCHES = frozenset(("bra", "brx", "ret", "exit", "trap", "call"))
+CONSTANT_OPS = frozenset(("mov", "selp", "or", "and", "xor", "shl", "shr", "add", "cvt", "prmt"))
+_FUNCTION = re.compile(r"\.(entry|func)\b\s*(?:\([^)]*\)\s*)?([\w$.]+)?")
+_TARGET = re.compile(r"^\.target\s+([\w,\s]+)")
+_GUARD = re.compile(r"@!?\s*%?[\w$.]+\s+")
+_OPERAND_START = re.compile(r"[\s{\[(]")
+
+Footprint = Callable[[PtxLine], "tuple[str | None, frozenset[tuple[int, int]]] | None"]
+"""(base register, cells (lane, column) relative to it) a tcgen05.ld/st touches, or None if unknown."""
+
+
+@dataclass
+class PendingLd:
+    line: int
+    registers: tuple[str, ...]
+    unread: set[str]
+    base: str | None = None
+
+
+@dataclass
+class PendingSt:
+    line: int
+    base: str | None
+    cells: frozenset[tuple[int, int]]
+
+
+@dataclass
+class Hazard:
+    """An access that may overtake an unfinished tcgen05.ld (``kind`` "ld") or st ("st")."""
+
+    line: int
+    what: str
+    """The instruction that comes too early: ``tcgen05.st``, ``bar.sync``, ``tcgen05.ld`` ..."""
+    kind: str
+    source: int
+    """The line of the unfinished ld/st."""
+    unread: tuple[str, ...] = ()
+    """ld: its destination registers not read before ``what``."""
+
+
+@dataclass
+class FunctionState:
+    """What the checks keep while inside one .entry/.func (a new one per function)."""
+
+    name: str | None
+    constants: Constants = field(default_factory=Constants)
+    pending_ld: list[PendingLd] = field(default_factory=list)
+    pending_st: list[PendingSt] = field(default_factory=list)
+    allocs: list[tuple[int, PtxLine]] = field(default_factory=list)
+    deallocs: list[tuple[int, PtxLine]] = field(default_factory=list)
+    cta_group: tuple[int, int] | None = None
+    """The first .cta_group seen, and its line."""
+
+    def drop_pending(self) -> None:
+        self.pending_ld.clear()
+        self.pending_st.clear()
+
+
+@dataclass
+class Event:
+    """``kind``: target, function, tcgen05, instruction (``every=True``), label, hazard, problem.
+
+    ``line`` is the parsed statement where one was parsed; ``message`` says what a problem is.
+    """
+
+    kind: str
+    statement: Statement | None
+    fn: FunctionState
+    line: PtxLine | None = None
+    hazard: Hazard | None = None
+    message: str | None = None
+    target: str | None = None
+
+
+def events(
+    lines: Iterable[str],
+    footprint: Footprint | None = None,
+    *,
+    every: bool = False,
+    max_chars: int = MAX_STATEMENT_CHARS,
+) -> Iterator[Event]:
+    """The events of one module, in order (see the module's docstring).
+
+    >>> text = [".target sm_100a", ".visible .entry k()", "{",
+    ...         "tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1, %r2}, [%r9];", "st.global.b32 [%rd1], %r1;",
+    ...         "bar.sync 0;", "}"]
+    >>> [(e.kind, e.statement.first, e.hazard and e.hazard.unread) for e in events(text)]
+    [('target', 1, None), ('function', 2, None), ('tcgen05', 4, None), ('hazard', 6, ('%r2',))]
+    """
+    fn = FunctionState(None)
+    header: Statement | None = None
+    depth = 0
+    head_of = _HEAD.match
+    matter = _MATTER
+
+    def quiet(text: str) -> bool:
+        """An instruction that can change nothing here: no ld pending, not tcgen05, not one of the ops
+        that build constants or end a block, not writing a register that holds a constant."""
+        if fn.pending_ld or every or "tcgen05" in text:
+            return False
+        m = head_of(text)
+        if m is None or m.group() in matter:
+            return False
+        values = fn.constants.values
+        if values:
+            parts = text.split(None, 1)
+            if len(parts) < 2 or parts[1][:1] == "{" or parts[1].split(",", 1)[0] in values:
+                return False
+        return True
+
+    for s in statements(lines, max_chars, quiet):
+        kind = s.kind
+        if kind == "instruction":
+            text = s.text
+            if "tcgen05" in text:
+                yield from _tcgen05(s, fn, footprint)
+                continue
+            found = _other(s, fn, every)
+            if found:
+                yield from found
+        elif kind == "label":
+            fn.drop_pending()
+            if every:
+                yield Event("label", s, fn)
+        elif kind == "open":
+            if depth == 0 and header is not None:
+                m = _FUNCTION.search(header.text)
+                fn = FunctionState(m.group(2) if m else None)
+                yield Event("function", header, fn)
+            header = None
+            depth += 1
+        elif kind == "close":
+            depth = max(depth - 1, 0)
+            if depth == 0:
+                fn.drop_pending()
+        elif kind == "directive":
+            if depth == 0:
+                text = s.text
+                if _FUNCTION.search(text):
+                    header = s
+                elif text.startswith(".target"):
+                    m = _TARGET.match(text)
+                    if m:
+                        yield Event("target", s, fn, target=m.group(1).split(",")[0].strip())
+            if every:
+                yield Event("directive", s, fn)
+        elif kind == "overlong":
+            fn.drop_pending()
+            yield Event("problem", s, fn, message=(
+                f"a statement longer than {max_chars:,} characters (lines {s.first}-{s.last}) has no ';'; "
+                "it was cut there and reading went on with the next line"))  # fmt: skip
+        elif kind == "unterminated":
+            yield Event("problem", s, fn, message="the text ends inside a statement (no ';' after it)")
+
+
+def opcode_of(text: str) -> tuple[str, str]:
+    """(opcode, the rest) of an instruction's text, guard skipped, without parsing its operands.
+
+    >>> opcode_of("@!%p1 bra.uni $L__BB0_2"), opcode_of("tcgen05.ld.sync.aligned.32x32b.x1.b32{%r1},[%r2]")
+    (('bra.uni', '$L__BB0_2'), ('tcgen05.ld.sync.aligned.32x32b.x1.b32', '{%r1},[%r2]'))
+    """
+    if text[:1] == "@":
+        m = _GUARD.match(text)
+        if m:
+            text = text[m.end() :]
+    m = _OPERAND_START.search(text)
+    if m is None:
+        return text, ""
+    return text[: m.start()], text[m.start() :].strip()
+
+
+def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
+    """Any instruction but tcgen05: reads, constants, barriers, branches (the events it makes)."""
+    text = s.text
+    parts = text.split(None, 1)
+    opcode = parts[0]
+    if opcode[:1] == "@" or "{" in opcode or "[" in opcode:
+        opcode, rest = opcode_of(text)
+    else:
+        rest = parts[1] if len(parts) > 1 else ""
+    dot = opcode.find(".")
+    head = opcode[:dot] if dot > 0 else opcode
+    pending = fn.pending_ld
+    values = fn.constants.values
+    if not pending and not values and head not in CONSTANT_OPS and head not in BRANCHES and not every:
+        return None  # the common case: nothing this instruction can change
+    out: list[Event] = []
+    parsed: PtxLine | None = None
+    if pending:
+        _read(fn, _sources(head, rest) + (registers(parts[0]) if text[:1] == "@" else []))
+    if head in CONSTANT_OPS and (opcode.endswith(".pred") or not _worth_evaluating(head, rest, values)):
+        if values:
+            for name in registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0]):
+                values.pop(name, None)  # built from run-time values only: nothing to follow
+    elif head in CONSTANT_OPS or (values and rest and (rest[:1] == "{" or rest.split(",", 1)[0] in values)):
+        try:
+            parsed = parse_line(text)
+            fn.constants.update(parsed)
+        except TmemvizError as exc:
+            return [Event("problem", s, fn, message=f"not read as PTX: {exc}")]
+    if head in BRANCHES:
+        fn.drop_pending()
+    elif fn.pending_ld and opcode.startswith(RELEASES):
+        out.extend(_hazards(s, fn, next(r for r in RELEASES if opcode.startswith(r))))
+    if every:
+        out.append(Event("instruction", s, fn, line=parsed))
+    return out
+
+
+_HEAD = re.compile(r"[a-z_][a-z_0-9]*")
+_MATTER = CONSTANT_OPS | BRANCHES | frozenset(("bar", "barrier", "mbarrier"))
+"""Opcode heads an instruction must be looked at for even with nothing pending (a guard ``@`` never
+matches :data:`_HEAD`, so guarded instructions are always looked at)."""
+_IMMEDIATE = re.compile(r"(?:^|[\s,{])[-+]?\d")
+_PARTIAL = frozenset(("and", "or", "shl", "shr"))
+"""Ops whose result has known bits even when a register operand holds run-time bits only."""
+
+
+def _worth_evaluating(head: str, rest: str, values: dict[str, Any]) -> bool:
+    """Whether the result can hold known bits: every source known (immediate or tracked), or an op of
+    :data:`_PARTIAL` with at least one known source."""
+    end = rest.find("}") if rest[:1] == "{" else rest.find(",")
+    if end < 0:
+        return False
+    sources = rest[end + 1 :]
+    if head == "selp":  # the predicate picks; the two values are what counts
+        sources = sources.rsplit(",", 1)[0]
+    names = registers(sources)
+    known = sum(1 for r in names if r in values)
+    immediate = _IMMEDIATE.search(sources) is not None
+    if known == len(names):
+        return known > 0 or immediate
+    return head in _PARTIAL and (known > 0 or immediate)
+
+
+def _sources(head: str, rest: str) -> list[str]:
+    """The registers an instruction reads: all of its operands' but a written first operand's."""
+    if head in NO_DESTINATION or rest[:1] in "[(":
+        return registers(rest)
+    if rest[:1] == "{":
+        return registers(rest[rest.find("}") + 1 :])
+    comma = rest.find(",")
+    return registers(rest[comma + 1 :]) if comma >= 0 else []
+
+
+def _read(fn: FunctionState, names: list[str]) -> None:
+    """Registers read: a pending ld whose destinations have all been read is complete."""
+    if not names:
+        return
+    for p in fn.pending_ld:
+        p.unread.difference_update(names)
+    fn.pending_ld = [p for p in fn.pending_ld if p.unread]
+
+
+def _hazards(s: Statement, fn: FunctionState, what: str) -> list[Event]:
+    out = []
+    for p in fn.pending_ld:
+        unread = tuple(r for r in p.registers if r in p.unread)
+        out.append(Event("hazard", s, fn, hazard=Hazard(s.first, what, "ld", p.line, unread)))
+    fn.pending_ld.clear()
+    return out
+
+
+def _tcgen05(s: Statement, fn: FunctionState, footprint: Footprint | None) -> Iterator[Event]:
+    """A statement that mentions tcgen05 (an instruction, or a name that merely holds the word)."""
+    try:
+        line = parse_line(s.text)
+    except TmemvizError as exc:
+        yield Event("problem", s, fn, message=f"not read as PTX: {exc}")
+        return
+    tokens = line.qualifiers
+    if len(tokens) < 2 or tokens[0] != "tcgen05":
+        yield from _other(s, fn, False) or ()
+        return
+    op = tokens[1]
+    reads = [r for o in line.operands[1 if op == "ld" else 0 :] for r in registers(o)]
+    if line.guard:
+        reads.append(line.guard.lstrip("!"))
+    _read(fn, reads)
+    if op.startswith("wait::ld"):
+        fn.pending_ld.clear()
+    elif op.startswith("wait::st"):
+        fn.pending_st.clear()
+    if fn.pending_ld and op.split("::")[0] in TMEM_WRITERS:
+        yield from _hazards(s, fn, f"tcgen05.{op.split('::')[0]}")
+    for name in destinations(line):
+        fn.constants.values.pop(name, None)
+    yield Event("tcgen05", s, fn, line=line)
+    if op == "ld":
+        where = _footprint(footprint, line)
+        if where is not None and fn.pending_st:
+            base, cells = where
+            for p in fn.pending_st:
+                if p.base == base and p.cells & cells:
+                    yield Event("hazard", s, fn, hazard=Hazard(s.first, "tcgen05.ld", "st", p.line))
+                    fn.pending_st.remove(p)
+                    break
+        dests = line.vectors()[0] if line.operands and line.operands[0].startswith("{") else ()
+        if dests:
+            fn.pending_ld.append(PendingLd(s.first, tuple(dests), set(dests), where[0] if where else None))
+    elif op == "st":
+        where = _footprint(footprint, line)
+        if where is not None:
+            fn.pending_st.append(PendingSt(s.first, where[0], where[1]))
+    elif op == "alloc":
+        fn.allocs.append((s.first, line))
+    elif op == "dealloc":
+        fn.deallocs.append((s.first, line))
+
+
+def _footprint(footprint: Footprint | None, line: PtxLine) -> Any:
+    if footprint is None:
+        return None
+    try:
+        return footprint(line)
+    except TmemvizError:
+        return None
