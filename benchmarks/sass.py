@@ -4,7 +4,9 @@ Usage: python benchmarks/sass.py [--runs N] [--check]
 
 Cubins: every ``tests/kernels/*.cubin`` (real Triton and CuTe DSL kernels, one to a few tcgen05
 instructions each) and one big cubin assembled here from ``tests/sass/forms.py`` (330 kernels, every
-tcgen05 form, about 1 MB; needs ptxas 13: the test extra's nvidia-cuda-nvcc, else skipped). For each:
+tcgen05 form, about 1 MB, each kernel a layout of its own: the worst case) and CuTe DSL's FMHA forward
+(``tests/kernels/cute_dsl_fmha.ptx``, 250 KB), both assembled here (ptxas 13: the test extra's
+nvidia-cuda-nvcc, else skipped). For each:
 the best of ``--runs`` wall times of nvdisasm writing its listing to /dev/null, and of the installed CLI
 (``tmemviz explain K.cubin -f json``, Python start-up included, output discarded), and their ratio.
 ``--check`` exits 1 when a ratio exceeds 3.
@@ -57,6 +59,17 @@ def forms_cubin(directory: Path) -> Path | None:
     return cubin
 
 
+def fmha_cubin(directory: Path) -> Path | None:
+    """tests/kernels/cute_dsl_fmha.ptx (CuTe DSL's FMHA forward, 155 tcgen05 instructions) assembled here."""
+    ptxas = tool("ptxas")
+    source = KERNELS / "cute_dsl_fmha.ptx"
+    if ptxas is None or not source.exists():
+        return None
+    cubin = directory / "cute_dsl_fmha.cubin"
+    subprocess.run([ptxas, "-arch=sm_100a", str(source), "-o", str(cubin)], check=True)
+    return cubin
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
@@ -73,10 +86,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         cubins = sorted(KERNELS.glob("*.cubin"))
         big = forms_cubin(Path(tmp))
-        if big is not None:
-            cubins.append(big)
-        else:
-            print("ptxas is absent: the 330-kernel cubin is skipped")
+        fmha = fmha_cubin(Path(tmp))
+        cubins += [c for c in (fmha, big) if c is not None]
+        if big is None:
+            print("ptxas is absent: the assembled cubins are skipped")
         print(f"{'cubin':34} {'bytes':>9} {'nvdisasm':>9} {'explain':>9} {'ratio':>6}")
         for cubin in cubins:
             t_dis = best([nvdisasm, "-c", "-g", str(cubin)], args.runs, env)

@@ -101,11 +101,15 @@ class SassOps:
         merged = {**out, **record, "line": line}
         return merged
 
-    def as_ptx(self, line: int, statement: str, state: Any, module: Module) -> dict[str, Any]:
+    def as_ptx(
+        self, line: int, statement: str, state: Any, module: Module, real_cells: bool = False
+    ) -> dict[str, Any]:
+        """The PTX explainer's record of ``statement``; ``real_cells``: cell dicts even when the explainer
+        makes lazy ones (the streamed JSON's), since a split half keeps only its threads' cells."""
         from tmemviz.ptx.line import parse_line
 
-        # Real cells (not the streamed JSON's lazy ones): a split half keeps only its threads' cells.
-        lazy, self.explain.lazy_cells = self.explain.lazy_cells, False
+        lazy = self.explain.lazy_cells
+        self.explain.lazy_cells = lazy and not real_cells
         try:
             record = self.explain(line, statement, parse_line(statement), state.fn, module)
         finally:
@@ -244,7 +248,7 @@ class SassOps:
         else:
             pack = ".unpack::16b" if parsed["pack"] else ""
             statement = f"tcgen05.st.sync.aligned.{q}{pack}.b32 {address}, {vector};"
-        record = self.as_ptx(line, statement, state, module)
+        record = self.as_ptx(line, statement, state, module, real_cells=shape.split)
         if parsed["op"] == "ld.red":
             record["redval_register"] = parsed["redval"]
         if shape.split and "cells" in record:
