@@ -63,7 +63,7 @@ def test_cp_and_shift_sass_errors() -> None:
     doc = copy.deepcopy(shipped("cp/32x128b.yaml"))
     doc["placements"][0]["sass"] = "LDTM.4x32dp128bit"
     with pytest.raises(
-        TmemvizError, match=r"f.yaml: field 'placements\[0\].sass': expected a spelling that starts with UTCCP"
+        TmemvizError, match=r"field 'placements\[0\].sass': expected a spelling that starts with UTCCP"
     ):
         parse_copy_shape(doc, "f.yaml")
     doc = copy.deepcopy(shipped("cp/32x128b.yaml"))

@@ -33,7 +33,9 @@ def spelling(value: Any, source: str, field: str, opcode: str | None = None) -> 
             f"got {describe(value)}"
         )
     if opcode is not None and value.split(".")[0] != opcode:
-        raise TmemvizError(f"{source}: field '{field}': expected a spelling that starts with {opcode}, got '{value}'")
+        raise TmemvizError(
+            f"{source}: field '{field}': expected a spelling that starts with {opcode}, got '{value}'"
+        )
     return value
 
 
