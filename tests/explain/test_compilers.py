@@ -139,3 +139,12 @@ def test_alloc_columns_from_a_register_the_function_set() -> None:
         f = explained(FIXTURES / name)
         got = [i["columns"] for i in f["instructions"] if i["op"] in ("alloc", "dealloc")]
         assert got == [columns, columns]
+
+
+def test_cutlass_example_70_two_sm_gemm() -> None:
+    f = explained(FIXTURES / "cutlass_example70_gemm.ptx")
+    mmas = [i for i in f["instructions"] if i["op"] == "mma"]
+    # SM100_MMA_F16BF16_2x1SM_SS 256x128: one constant idesc each, M=256 with cta_group::2 -> layout A.
+    assert mmas and all((m["idesc"]["m"], m["idesc"]["n"], m["layout"]) == (256, 128, "A") for m in mmas)
+    lds = [i for i in f["instructions"] if i["op"] == "ld"]
+    assert lds and all((i["shape"], i["num"]) == ("32x32b", 16) for i in lds)

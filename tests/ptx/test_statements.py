@@ -144,3 +144,11 @@ def test_ld_st_cp_refuse_big_immediates_and_add_negative_ones_as_32_bits() -> No
     # Lane 1 column 2 - 4 borrows from the lane: lane 0, column 65534, outside Tensor Memory.
     with pytest.raises(TmemvizError, match="outside Tensor Memory"):
         tmemviz.layout(ld.replace("IMM", "-4"), taddr=(1, 2))
+
+
+def test_a_long_data_initializer_is_no_overlong_statement() -> None:
+    """nvcc writes curand's 102,400-byte tables as one 460 KB .global line: read, kept short, no warning."""
+    data = ".global .align 4 .b8 table[102400] = {" + ", ".join(["202"] * 102_400) + "};\n"
+    got = list(statements([data, "ret;\n"]))
+    assert [s.kind for s in got] == ["directive", "instruction"]
+    assert got[0].text.startswith(".global .align 4 .b8 table") and len(got[0].text) <= 4200

@@ -9,6 +9,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from tmemviz.ptx import constants as c
 from tmemviz.ptx.line import PtxLine, parse_immediate
@@ -171,3 +172,35 @@ def _fit(value: c.Value, width: int) -> c.Value:
     if all(b.width == width for b in value):
         return value
     return c.resize(value, width)
+
+
+_IMMEDIATE = re.compile(r"(?:^|[\s,{])[-+]?\d")
+_PARTIAL = frozenset(("and", "or", "shl", "shr"))
+"""Ops whose result has known bits even when a register operand holds run-time bits only."""
+
+
+def worth_evaluating(head: str, rest: str, values: dict[str, Any]) -> bool:
+    """Whether the result can hold known bits: every source known (immediate or tracked), or an op of
+    :data:`_PARTIAL` with at least one known source."""
+    end = rest.find("}") if rest[:1] == "{" else rest.find(",")
+    if end < 0:
+        return False
+    sources = rest[end + 1 :]
+    if head == "selp":  # the predicate picks; the two values are what counts
+        sources = sources.rsplit(",", 1)[0]
+    names = registers(sources)
+    known = sum(1 for r in names if r in values)
+    immediate = _IMMEDIATE.search(sources) is not None
+    if known == len(names):
+        return known > 0 or immediate
+    return head in _PARTIAL and (known > 0 or immediate)
+
+
+def read_by(head: str, rest: str) -> list[str]:
+    """The registers an instruction reads: all of its operands' but a written first operand's."""
+    if head in NO_DESTINATION or rest[:1] in "[(":
+        return registers(rest)
+    if rest[:1] == "{":
+        return registers(rest[rest.find("}") + 1 :])
+    comma = rest.find(",")
+    return registers(rest[comma + 1 :]) if comma >= 0 else []

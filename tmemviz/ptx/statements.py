@@ -31,6 +31,11 @@ MAX_STATEMENT_CHARS = 1 << 16
 """A statement longer than this (64 KiB) is cut: the longest real one, a 128-register tcgen05.ld
 vector, is about 1.3 KB."""
 
+MAX_DIRECTIVE_CHARS = 1 << 26
+"""A directive may be long: nvcc writes a data initializer on one line (curand's 102,400-byte tables are
+460 KB of text). Up to this length (64 MiB) it is read without a warning, its text kept only up to
+:data:`KEEP_DIRECTIVE_CHARS` (no check reads a data initializer)."""
+KEEP_DIRECTIVE_CHARS = 4096
 _SPLIT = re.compile(r"([;{}])")
 _LABEL = re.compile(r"\s*([A-Za-z_$][\w$]*)\s*:(?!:)")
 _COMMENT = re.compile(r'//|/\*|"')
@@ -114,6 +119,7 @@ class _Reader:
         self.depth = 0
         self.cut = False
         """The statement was cut: the rest of its line is dropped."""
+        self.directive = False
 
     def feed(self, line: str, number: int) -> Iterator[Statement]:
         if self.in_comment or _COMMENT.search(line):
@@ -178,7 +184,7 @@ class _Reader:
                         continue
                     piece = piece.lstrip()
                 self._add(piece, number)
-            if self.size > self.max_chars:
+            if self.size > (MAX_DIRECTIVE_CHARS if self.directive else self.max_chars):
                 text = "".join(self.parts)[:200]
                 yield Statement("overlong", text, self.first, number)
                 self._reset()
@@ -198,8 +204,11 @@ class _Reader:
     def _add(self, piece: str, number: int) -> None:
         if not self.parts:
             self.first = number
-        self.parts.append(piece)
+            self.directive = piece[:1] == "."  # its data is counted, not kept, past a few KB
         self.size += len(piece)
+        if self.directive and self.size > KEEP_DIRECTIVE_CHARS:
+            return
+        self.parts.append(piece)
 
     def _end(self, number: int, default: str) -> Iterator[Statement]:
         text = "".join(self.parts).strip()
@@ -209,6 +218,7 @@ class _Reader:
             yield Statement(kind, text, self.first, number)
 
     def _reset(self) -> None:
+        self.directive = False
         self.parts = []
         self.size = 0
         self.depth = 0

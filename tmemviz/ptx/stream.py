@@ -30,8 +30,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tmemviz.errors import TmemvizError
+from tmemviz.ptx.constants import Bits
 from tmemviz.ptx.line import PtxLine, parse_line
-from tmemviz.ptx.registers import NO_DESTINATION, Constants, destinations, registers
+from tmemviz.ptx.registers import (
+    NO_DESTINATION,
+    Constants,
+    destinations,
+    read_by,
+    registers,
+    worth_evaluating,
+)
 from tmemviz.ptx.statements import MAX_STATEMENT_CHARS, Statement, statements
 
 TMEM_WRITERS = ("st", "mma", "cp", "shift", "dealloc")
@@ -92,6 +100,9 @@ class FunctionState:
     deallocs: list[tuple[int, PtxLine]] = field(default_factory=list)
     cta_group: tuple[int, int] | None = None
     """The first .cta_group seen, and its line."""
+    cold: bool = False
+    """No tcgen05 instruction yet: constant ops are logged (``log``), evaluated at the first one."""
+    log: list[Any] = field(default_factory=list)
 
     def drop_pending(self) -> None:
         self.pending_ld.clear()
@@ -167,7 +178,7 @@ def events(
         elif kind == "open":
             if depth == 0 and header is not None:
                 m = _FUNCTION.search(header.text)
-                fn = FunctionState(m.group(2) if m else None)
+                fn = FunctionState(m.group(2) if m else None, cold=not every)
                 yield Event("function", header, fn)
             header = None
             depth += 1
@@ -229,14 +240,27 @@ def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
     out: list[Event] = []
     parsed: PtxLine | None = None
     if pending:
-        _read(fn, _sources(head, rest) + (registers(parts[0]) if text[:1] == "@" else []))
-    if head in CONSTANT_OPS and (opcode.endswith(".pred") or not _worth_evaluating(head, rest, values)):
-        if values:
-            for name in registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0]):
-                values.pop(name, None)  # built from run-time values only: nothing to follow
-    elif head in CONSTANT_OPS or (values and rest and (rest[:1] == "{" or rest.split(",", 1)[0] in values)):
+        _read(fn, read_by(head, rest) + (registers(parts[0]) if text[:1] == "@" else []))
+    if head in CONSTANT_OPS and (opcode.endswith(".pred") or not worth_evaluating(head, rest, values)):
+        if values:  # built from run-time values only: nothing to follow
+            _forget(fn, registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0]))
+    elif values and head not in CONSTANT_OPS:
+        if head not in NO_DESTINATION and rest[:1] not in "[(":  # any other write forgets the register
+            _forget(fn, registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0]))
+    elif fn.cold:
+        fn.log.append(s)  # evaluated if a tcgen05 instruction comes (most functions have none)
+        for name in registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0]):
+            values[name] = _LOGGED
+        if len(fn.log) > MAX_LOG or (len(text) > 60 and _LONG_NUMBER.search(text)):
+            out.extend(_warm(fn))  # (a number too long for PTX is said now, tcgen05 or not)
+    elif head in CONSTANT_OPS:
         try:
-            parsed = parse_line(text)
+            if text[:1] != "@" and not any(c in rest for c in "{[(/") and "," in rest:
+                # `op.type %d, a, b`: split where the commas are (what parse_line would give, faster)
+                operands = tuple(x.strip() for x in rest.split(","))
+                parsed = PtxLine(" ".join(text.split()), None, opcode, operands)
+            else:
+                parsed = parse_line(text)
             fn.constants.update(parsed)
         except TmemvizError as exc:
             return [Event("problem", s, fn, message=f"not read as PTX: {exc}")]
@@ -249,40 +273,42 @@ def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
     return out
 
 
+MAX_LOG = 100_000
+"""Constant ops a function without tcgen05 so far keeps unevaluated; past it they are evaluated."""
+_LOGGED = (Bits(0, 0),)
+_LONG_NUMBER = re.compile(r"\d{41}")
+
+
+def _forget(fn: FunctionState, names: list[str]) -> None:
+    values = fn.constants.values
+    popped = [values.pop(name, None) for name in names]
+    if fn.cold and any(v is not None for v in popped):
+        fn.log.append(names)
+
+
+def _warm(fn: FunctionState) -> list[Event]:
+    """Evaluate the logged constant ops and forgets in order; the function is followed eagerly after."""
+    fn.cold = False
+    log, fn.log = fn.log, []
+    values = fn.constants.values
+    values.clear()
+    out = []
+    for entry in log:
+        if isinstance(entry, list):
+            for name in entry:
+                values.pop(name, None)
+            continue
+        try:
+            fn.constants.update(parse_line(entry.text))
+        except TmemvizError as exc:
+            out.append(Event("problem", entry, fn, message=f"not read as PTX: {exc}"))
+    return out
+
+
 _HEAD = re.compile(r"[a-z_][a-z_0-9]*")
 _MATTER = CONSTANT_OPS | BRANCHES | frozenset(("bar", "barrier", "mbarrier"))
 """Opcode heads an instruction must be looked at for even with nothing pending (a guard ``@`` never
 matches :data:`_HEAD`, so guarded instructions are always looked at)."""
-_IMMEDIATE = re.compile(r"(?:^|[\s,{])[-+]?\d")
-_PARTIAL = frozenset(("and", "or", "shl", "shr"))
-"""Ops whose result has known bits even when a register operand holds run-time bits only."""
-
-
-def _worth_evaluating(head: str, rest: str, values: dict[str, Any]) -> bool:
-    """Whether the result can hold known bits: every source known (immediate or tracked), or an op of
-    :data:`_PARTIAL` with at least one known source."""
-    end = rest.find("}") if rest[:1] == "{" else rest.find(",")
-    if end < 0:
-        return False
-    sources = rest[end + 1 :]
-    if head == "selp":  # the predicate picks; the two values are what counts
-        sources = sources.rsplit(",", 1)[0]
-    names = registers(sources)
-    known = sum(1 for r in names if r in values)
-    immediate = _IMMEDIATE.search(sources) is not None
-    if known == len(names):
-        return known > 0 or immediate
-    return head in _PARTIAL and (known > 0 or immediate)
-
-
-def _sources(head: str, rest: str) -> list[str]:
-    """The registers an instruction reads: all of its operands' but a written first operand's."""
-    if head in NO_DESTINATION or rest[:1] in "[(":
-        return registers(rest)
-    if rest[:1] == "{":
-        return registers(rest[rest.find("}") + 1 :])
-    comma = rest.find(",")
-    return registers(rest[comma + 1 :]) if comma >= 0 else []
 
 
 def _read(fn: FunctionState, names: list[str]) -> None:
@@ -305,6 +331,8 @@ def _hazards(s: Statement, fn: FunctionState, what: str) -> list[Event]:
 
 def _tcgen05(s: Statement, fn: FunctionState, footprint: Footprint | None) -> Iterator[Event]:
     """A statement that mentions tcgen05 (an instruction, or a name that merely holds the word)."""
+    if fn.cold:
+        yield from _warm(fn)
     try:
         line = parse_line(s.text)
     except TmemvizError as exc:

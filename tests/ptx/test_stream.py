@@ -1,0 +1,65 @@
+"""The event stream: constants logged until a function's first tcgen05 give what eager tracking gives."""
+
+from __future__ import annotations
+
+import pytest
+
+from tmemviz.ptx import stream
+from tmemviz.ptx.stream import events
+
+MMA = "tcgen05.mma.cta_group::1.kind::f16 [%r4], %rd1, %rd2, %r6, 1;"
+
+
+def idesc_at_mma(body: list[str], every: bool = False) -> list[int] | None:
+    """The values %r6 may hold at the MMA (None when unknown)."""
+    lines = [".entry k()", "{", *body, MMA, "}"]
+    for e in events(lines, every=every):
+        if e.kind == "tcgen05" and e.line is not None and e.line.opcode.startswith("tcgen05.mma"):
+            got = e.fn.constants.get("%r6")
+            return None if got is None else sorted(b.value for b in got if b.exact)
+    raise AssertionError("no mma")
+
+
+CASES = [
+    (["mov.b32 %r6, 5;"], [5]),
+    (["mov.b32 %r6, 5;", "ld.global.b32 %r6, [%rd1];"], None),
+    (["mov.b32 %r6, 5;", "ld.global.b32 %r6, [%rd1];", "mov.b32 %r6, 7;"], [7]),
+    (["mov.b32 %r6, 5;", "@%p1 mov.b32 %r6, 7;"], [5, 7]),
+    (["mov.b32 %r5, 5;", "add.s32 %r6, %r5, 1;", "mov.b32 %r5, 9;"], [6]),
+    (["mov.b32 %r5, 5;", "mul.lo.s32 %r5, %r5, 3;", "or.b32 %r6, %r5, 0;"], None),
+    (["selp.b32 %r1, 16384, 0, %p3;", "selp.b32 %r2, 8, 16, %p2;", "or.b32 %r6, %r2, %r1;"],
+     [8, 16, 16392, 16400]),
+    (["mov.b64 %rd9, 4294967298;", "mov.b64 {%r5, %r6}, %rd9;"], [1]),
+    (["mov.b32 %r6, 5;", "mov.b64 {%r6, %r7}, %rd9;"], None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("body", "want"), CASES)
+def test_logged_constants_equal_eager_ones(body: list[str], want: list[int] | None) -> None:
+    assert idesc_at_mma(body) == want  # logged until the MMA (cold), then evaluated
+    assert idesc_at_mma(body, every=True) == want  # every=True follows every instruction eagerly
+
+
+@pytest.mark.parametrize(("body", "want"), CASES)
+def test_a_full_log_is_evaluated_early_with_the_same_result(
+    monkeypatch: pytest.MonkeyPatch, body: list[str], want: list[int] | None
+) -> None:
+    monkeypatch.setattr(stream, "MAX_LOG", 1)
+    assert idesc_at_mma(body) == want
+
+
+def test_a_huge_number_is_said_even_without_tcgen05() -> None:
+    lines = [".entry k()", "{", "mov.b32 %r6, 1" + "0" * 5000 + ";", "ret;", "}"]
+    problems = [e for e in events(lines) if e.kind == "problem"]
+    assert len(problems) == 1 and "64-bit" in str(problems[0].message)
+
+
+def test_hazard_names_the_unread_registers_and_a_label_ends_the_block() -> None:
+    ld = "tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1, %r2}, [%r9];"
+    st = "tcgen05.st.sync.aligned.32x32b.x1.b32 [%r9 + 4], {%r3};"
+    got = [e.hazard for e in events([".entry k()", "{", ld, "add.f32 %f1, %r1, %r1;", st, "}"])
+           if e.kind == "hazard"]  # fmt: skip
+    assert [(h.line, h.what, h.source, h.unread) for h in got] == [(5, "tcgen05.st", 3, ("%r2",))]
+    assert not [e for e in events([".entry k()", "{", ld, "$L1:", st, "}"]) if e.kind == "hazard"]
+    assert not [e for e in events([".entry k()", "{", ld, "mov.b64 %rd1, {%r1, %r2};", st, "}"])
+                if e.kind == "hazard"]  # fmt: skip
