@@ -1,8 +1,8 @@
 """Each tcgen05 SASS instruction rewritten as the PTX statement it implements, then explained as PTX.
 
-The statement is built from the shape files' SASS names (``machine.Tables``) and the operands nvdisasm
-prints; the record the PTX explainer returns is then given the SASS fields (text, address, source line)
-and, where SASS shows less than PTX, says so (``unknown``) instead of guessing.
+The statement is built from the shape files' SASS names (:class:`~.sass_fields.Tables`) and the operands
+nvdisasm prints; the record the PTX explainer returns is then given the SASS fields (text, address,
+source line) and, where SASS shows less than PTX, says so (a null field, two kinds) instead of guessing.
 """
 
 from __future__ import annotations
