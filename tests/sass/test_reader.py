@@ -131,3 +131,34 @@ def test_idesc_constant_reaches_only_straight_line_code(between: list[str], deco
         assert mma["kind"] == "tf32" and mma["idesc"]["value"] == 0x08100910 and mma["sparse"] is False
     else:
         assert mma["kind"] == "f16 or tf32" and mma["idesc"] is None and mma["sparse"] is None
+
+
+def test_nsight_compute_csv_reads_like_the_listing() -> None:
+    """The same instructions as ``ncu --page source --csv`` would quote them (an address column, the
+    instruction, metrics): the same tcgen05 records as the cuobjdump listing."""
+    listing = (KERNELS / "triton_split_16x32bx2.sass").read_text().splitlines()
+    rows = ['"# Address","Source","Live Registers","Warp Stall Sampling (All Samples)"']
+    for text in listing:
+        s = parse_sass(text)
+        if s is not None:
+            rows.append(f'"0x7f3c{s.address:08x}","{s.text.replace(chr(34), chr(34) * 2)}","12","0"')
+    assert sniff(rows)[0] == "sass"
+    csv_f = tmemviz.explain(text="\n".join(rows)).lists()[0][1][0]
+    sass_f = tmemviz.explain([KERNELS / "triton_split_16x32bx2.sass"]).lists()[0][1][0]
+
+    def same(r: dict) -> tuple:
+        return (r["op"], r.get("shape"), r.get("num"), r.get("threads"), r.get("registers"), r.get("offset"))
+
+    assert [same(r) for r in csv_f["instructions"]] == [same(r) for r in sass_f["instructions"]]
+    assert all(r["address"].startswith("0x7f3c") for r in csv_f["instructions"])
+
+
+@pytest.mark.parametrize("prefix", ["/*{:04x}*/ ", "0x7f3c{:08x}\t"])
+def test_constants_in_both_listing_formats(prefix: str) -> None:
+    """nvdisasm's /*offset*/ lines and Nsight Compute's rows keep idesc constants alike."""
+    mma = MMA.split("*/ ")[1].rstrip(" ;")
+    body = ["UMOV UR13, 0x8100910", mma, "UIADD3 UR13, UPT, UPT, UR11, 0x40, URZ", mma]
+    end = " ;" if prefix.startswith("/*") else "\t3"
+    lines = [".text.k:"] + [prefix.format(16 * i) + b + end for i, b in enumerate(body)]
+    f = tmemviz.explain(text="\n".join(lines)).lists()[0][1][0]
+    assert [r["kind"] for r in f["instructions"]] == ["tf32", "f16 or tf32"]

@@ -6,7 +6,7 @@ Shared by every family that reads SASS. Pure: no I/O. Accepts the lines of
   (with ``-hex``, a trailing ``/* 0x... */`` encoding);
 * ``cuobjdump -sass``: the same, then the encoding ``/* 0x... */`` on the line and the next;
 * Nsight Compute's source view, copied: an address ``0x7f3c...`` or none, then the instruction,
-  then tab-separated metric columns.
+  then tab-separated metric columns; or its CSV (``ncu --page source --csv``), quoted fields.
 
 NVIDIA documents no SASS grammar; the shapes here are the ones the tools above print.
 """
@@ -23,6 +23,7 @@ _CODE = re.compile(
     r"((?:\s+[^;\t]*)?)\s*(?:;|\t|$)"
 )
 _REGISTER = re.compile(r"^R(\d+)$")
+_HEX = re.compile(r"^0x[0-9a-fA-F]+$")
 _TMEM = re.compile(r"^tmem\[(UR\d+|URZ)?\s*(?:\+\s*(-?0x[0-9a-fA-F]+|-?\d+))?\]$")
 _BRACKET = re.compile(r"^(\w+)?\[([^\]]*)\]$")
 
@@ -64,6 +65,8 @@ def parse_sass(text: str) -> SassLine | None:
     (True, True)
     """
     stripped = text.strip()
+    if stripped.startswith('"'):
+        return _from_csv(stripped)
     if not stripped or stripped.startswith(("/* 0x", "//", ".", "#")) or stripped.endswith(":"):
         return None
     m = _CODE.match(text)
@@ -81,6 +84,31 @@ def parse_sass(text: str) -> SassLine | None:
         modifiers=tuple(words[1:]),
         operands=split_operands(rest),
     )
+
+
+def _from_csv(text: str) -> SassLine | None:
+    """A quoted CSV row: the instruction is the first field that reads as one; an ``0x..`` field before it
+    is its address.
+
+    >>> s = _from_csv('"0x7f3c00000500","LDTM.x32 R4, tmem[UR4]","32","0"')
+    >>> s.address, s.opcode, s.operands
+    (139895674766592, 'LDTM', ('R4', 'tmem[UR4]'))
+    """
+    import csv
+
+    fields = next(csv.reader([text]), [])
+    address = None
+    for field in fields:
+        field = field.strip()
+        if address is None and _HEX.match(field):
+            address = int(field, 16)
+            continue
+        if not field or field[0] in "\"#" or (not field[0].isalpha() and field[0] != "@"):
+            continue
+        found = parse_sass(field)
+        if found is not None and found.operands:
+            return SassLine(found.text, address, found.guard, found.opcode, found.modifiers, found.operands)
+    return None
 
 
 def split_operands(text: str) -> tuple[str, ...]:

@@ -62,11 +62,14 @@ def sass_records(
                 if m:
                     state.targets.add(int(m.group(1), 16))
                 state.fn.constants.values.clear()
-            if state.targets and state.fn.constants.values:
+            if not text.lstrip().startswith("/*"):
+                # Nsight Compute's rows (no /*offset*/): read whole, constants kept the same way.
+                _other_format(text, state)
+            elif state.targets and state.fn.constants.values:
                 m = _ADDRESS.match(text)
                 if m and int(m.group(1), 16) in state.targets:
                     state.fn.constants.values.clear()
-            if "UR" in text:
+            if "UR" in text and text.lstrip().startswith("/*"):
                 if "UMOV" in text:
                     m = _UMOV.search(text)
                     if m:
@@ -97,6 +100,28 @@ def sass_records(
             module.target = event.value
     ops.flush(state, module)
     yield from ops.take()
+
+
+def _other_format(text: str, state: _State) -> None:
+    """The constant bookkeeping of the fast path, for a line that is not nvdisasm's or cuobjdump's."""
+    sass = parse_sass(text)
+    if sass is None:
+        return
+    if sass.address is not None and sass.address in state.targets:
+        state.fn.constants.values.clear()
+    ops = sass.operands
+    if not ops or not ops[0].startswith("UR") or not ops[0][2:].isdigit() or sass.opcode.startswith("UTC"):
+        return
+    if (
+        sass.opcode == "UMOV"
+        and not sass.modifiers
+        and len(ops) == 2
+        and re.fullmatch(r"0x[0-9a-fA-F]+|\d+", ops[1])
+    ):
+        number = int(ops[1], 16) if ops[1][:2] == "0x" else int(ops[1])
+        state.fn.constants.values[ops[0]] = const(number & 0xFFFFFFFF)
+    else:
+        _forget(state.fn, ops[0], "." + ".".join(sass.modifiers))
 
 
 def _forget(fn: Function, register: str, modifiers: str) -> None:
