@@ -148,3 +148,14 @@ def test_cutlass_example_70_two_sm_gemm() -> None:
     assert mmas and all((m["idesc"]["m"], m["idesc"]["n"], m["layout"]) == (256, 128, "A") for m in mmas)
     lds = [i for i in f["instructions"] if i["op"] == "ld"]
     assert lds and all((i["shape"], i["num"]) == ("32x32b", 16) for i in lds)
+
+
+def test_cutlass_example_72_block_scaled_nvfp4() -> None:
+    f = explained(FIXTURES / "cutlass_example72_nvfp4_gemm.ptx")
+    mmas = [i for i in f["instructions"] if i["op"] == "mma"]
+    assert mmas and all(m["kind"] == "mxf4nvf4" and m["block_scale"] for m in mmas)
+    for m in mmas:
+        idesc = m["idesc"]  # everything but the scale-factor IDs is known at compile time
+        assert (idesc["m"], idesc["n"], idesc["a_type"], idesc["scale_type"]) == (256, 256, "E2M1", "UE4M3")
+        assert set(idesc["runtime"]) == {"sfa_id", "sfb_id"}
+    assert sum(i["op"] == "cp" for i in f["instructions"]) == 24

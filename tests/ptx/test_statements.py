@@ -152,3 +152,24 @@ def test_a_long_data_initializer_is_no_overlong_statement() -> None:
     got = list(statements([data, "ret;\n"]))
     assert [s.kind for s in got] == ["directive", "instruction"]
     assert got[0].text.startswith(".global .align 4 .b8 table") and len(got[0].text) <= 4200
+
+
+def test_a_function_declaration_with_its_parameters_on_the_next_lines() -> None:
+    text = [".extern .func __assertfail\n", "(\n", "\t.param .b64 a,\n", "\t.param .b32 b\n", ")\n", ";\n",
+            ".visible .entry k()\n", "{\n", "ret;\n", "}\n"]  # fmt: skip
+    got = [(s.kind, s.first, s.last) for s in statements(text)]
+    # The declaration ends with its parameter list; the lone `;` after it is an empty statement.
+    assert got == [("directive", 1, 5), ("directive", 7, 7), ("open", 8, 8), ("instruction", 9, 9),
+                   ("close", 10, 10)]  # fmt: skip
+
+
+PIECES = st.sampled_from(["tcgen05.ld.sync.aligned.32x32b.x1.b32", " ", "\n", ";", "{", "}", "(", ")", "[",
+                          "]", ",", "%r1", "//", "/*", "*/", '"', ":", "$L1", ".entry k", ".func", "@%p1",
+                          ".global .b8 x[2] = ", "0x10", "\t", ".target sm_100a", "mov.b32"])  # fmt: skip
+
+
+@given(st.lists(PIECES, max_size=40))
+def test_property_any_text_reads_without_an_exception(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    got = list(statements(text.splitlines(keepends=True), max_chars=64))
+    assert all(s.first <= s.last for s in got)

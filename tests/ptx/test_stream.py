@@ -63,3 +63,27 @@ def test_hazard_names_the_unread_registers_and_a_label_ends_the_block() -> None:
     assert not [e for e in events([".entry k()", "{", ld, "$L1:", st, "}"]) if e.kind == "hazard"]
     assert not [e for e in events([".entry k()", "{", ld, "mov.b64 %rd1, {%r1, %r2};", st, "}"])
                 if e.kind == "hazard"]  # fmt: skip
+
+
+PIECES = [".entry k()", "{", "}", ";", "\n", " ", ",", "%r1", "%r2", "[%r3]", "{%r1, %r2}", "@%p1 ",
+          "tcgen05.ld.sync.aligned.32x32b.x2.b32 ", "tcgen05.st.sync.aligned.32x32b.x2.b32 ",
+          "tcgen05.mma.cta_group::1.kind::f16 ", "tcgen05.wait::ld.sync.aligned", "mov.b32 ", "selp.b32 ",
+          "or.b32 ", "bar.sync 0", "$L1:", "1" * 50, "-4", "0x10", "//", "/*", "*/", "mov.b64 "]  # fmt: skip
+
+
+def test_property_events_never_raise() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.sampled_from(PIECES), max_size=40))
+    def check(pieces: list[str]) -> None:
+        text = "".join(pieces)
+        for e in events(text.splitlines(keepends=True), every=True):
+            assert e.kind in ("target", "function", "tcgen05", "instruction", "label", "directive", "hazard",
+                              "problem")  # fmt: skip
+        import tmemviz  # and what explain makes of it: records and warnings, never an exception
+
+        tmemviz.explain(text=text).to_json()
+
+    check()

@@ -91,6 +91,8 @@ def statements(
             and len(code) <= max_chars
         ):
             code = code[:-1].rstrip()
+            if not code:
+                continue  # an empty statement (nvcc ends a declaration with a lone `;`)
             if ":" in code:
                 m = _LABEL.match(code)
                 if m is not None:
@@ -134,7 +136,9 @@ class _Reader:
             and "{" not in code
             and "}" not in code
         ):  # the common case: one whole statement on the line
-            code = code[:-1]
+            code = code[:-1].strip()
+            if not code:
+                return
             m = _LABEL.match(code) if ":" in code else None
             if m is not None:
                 yield Statement("label", m.group(1), number, number)
@@ -231,14 +235,16 @@ class _Reader:
         return head[:1] == "." and _HEADERS.search("".join(self.parts)) is not None
 
     def _ends_with_line(self) -> bool:
-        """A directive without ``;`` ends with its line once its parentheses are closed."""
+        """A directive without ``;`` ends with its line once its parentheses are closed; a function
+        header once it has its parameter list (nvcc writes ``.extern .func __assertfail`` and the
+        ``(...)`` on the lines after it, then ``;``)."""
         head = self.parts[0]
         if head[:1] != ".":
             return False
         text = "".join(self.parts)
         if text.count("(") != text.count(")") or self.depth:
             return False
-        return text.startswith(_OPEN_ENDED) or _HEADERS.search(text) is not None
+        return text.startswith(_OPEN_ENDED) or (_HEADERS.search(text) is not None and "(" in text)
 
     def _uncomment(self, line: str) -> str:
         """The line without its comments (``"`` strings kept whole), tracking an open ``/*``."""

@@ -10,14 +10,20 @@ per statement it could not read. Consumers (``explain``, ``check``) read the sam
 Hazards (PTX 9.7.16.6 "Memory consistency model for tcgen05"; 9.7.16.8.5 tcgen05.wait):
 
 * a tcgen05.ld is complete once every destination register has been read by a later instruction
-  (a register dependency orders the reader after the load, so the load has finished reading Tensor
-  Memory) or after ``tcgen05.wait::ld``; while one is pending, an instruction that writes or frees
+  (a register dependency orders the reader after the load) or after ``tcgen05.wait::ld``. The PTX ISA
+  names only the wait (9.7.16.8.5); that a read of every register orders as much is tmemviz's reading,
+  on the evidence that ptxas emits no SASS instruction for tcgen05.wait::ld (the registers' scoreboard
+  is the wait) and that CuTe DSL kernels rely on it. While one is pending, an instruction that writes or frees
   Tensor Memory (tcgen05.st/mma/cp/shift/dealloc) or lets other threads go on (bar/barrier
   sync/arrive/red, mbarrier.arrive) is a hazard, reported with the registers still unread;
 * a tcgen05.st is complete after ``tcgen05.wait::st``; a later tcgen05.ld that reads cells it wrote
   (same base register, overlapping lanes and columns, as the ``footprint`` callback says) is a hazard;
 * a label or a branch ends the straight-line block: what is pending is dropped, not followed (no
   warning on paths the scan cannot see).
+
+With ``every=False`` a function's constant ops are only logged until its first tcgen05 instruction
+(most functions have none) and evaluated then: ``fn.constants`` is current at tcgen05 events; with
+``every=True`` it is current at every event.
 
 Pure: no I/O.
 """

@@ -11,7 +11,11 @@ from tmemviz.families.explain.scan import Module
 NOTES = (
     "ld/st lanes and columns are relative to the base register of the address, its immediate applied "
     "(imm >> 16 lanes, imm & 0xFFFF columns)",
-    "a tcgen05.mma idesc is decoded when a constant mov into its register precedes it in the function",
+    "a tcgen05.mma idesc is decoded when the function builds its register from constants (mov, selp, or, "
+    "and, shl, shr, add, cvt, prmt); a choice of constants decodes to the fields they share",
+    "a tcgen05.ld counts as complete once every destination register has been read (or after "
+    "tcgen05.wait::ld): the PTX ISA names only the wait; ptxas emits no instruction of its own for it, the "
+    "registers' scoreboard is the wait",
 )
 
 
