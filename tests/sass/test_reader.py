@@ -162,3 +162,14 @@ def test_constants_in_both_listing_formats(prefix: str) -> None:
     lines = [".text.k:"] + [prefix.format(16 * i) + b + end for i, b in enumerate(body)]
     f = tmemviz.explain(text="\n".join(lines)).lists()[0][1][0]
     assert [r["kind"] for r in f["instructions"]] == ["tf32", "f16 or tf32"]
+
+
+def test_a_half_alone_says_its_split_offset_is_unknown() -> None:
+    lines = [".text.k:", "/*0000*/ LDTM.16dp32bit_t0_t15.x2 R4, tmem[UR4+0x10] ;", "/*0010*/ EXIT ;",
+             ".L_x_1:", "/*0020*/ LDTM.16dp32bit_t16_t31.x2 R8, tmem[UR4+0x12] ;"]  # fmt: skip
+    f = tmemviz.explain(text="\n".join(lines)).lists()[0][1][0]
+    first, second = f["instructions"]
+    assert (first["threads"], second["threads"]) == ([0, 15], [16, 31])
+    assert first["split_offset"] is None and second["split_offset"] is None
+    assert {c["col"] for c in first["cells"]} == {16, 17} and {c["col"] for c in second["cells"]} == {18, 19}
+    assert "unknown" in first["summary"] and f["warnings"] == []

@@ -39,7 +39,14 @@ def _half_summary(record: dict[str, Any], op: str, lo: int, hi: int) -> str:
         else:
             runs.append([c, c])
     spans = " and ".join(f"{a}..{b}" if a != b else str(a) for a, b in runs)
-    which = "first access" if lo == 0 else f"second access, split offset {record['split_offset']}"
+    split = record["split_offset"]
+    which = (
+        "first access"
+        if lo == 0
+        else "second access" + (f", split offset {split}" if split is not None else "")
+    )
+    if split is None:
+        which += "; its other half is not next to it, the split offset is unknown"
     verb = {"st": "store"}.get(op, "load")
     base = f" relative to {record['base']}" if record.get("base") else ""
     regs = len(record.get("registers") or ())
@@ -222,8 +229,11 @@ class SassOps:
         names = [f"R{parsed['first'] + k}" for k in range(regs)]
         base, imm = parsed["tmem"]
         width = parsed["num"] * shape.columns_per_rep * (2 if parsed["pack"] else 1)
-        if shape.split and split is None:
-            # Alone: the half's own address is the access start; the other half is not in the listing.
+        alone = shape.split and split is None
+        if alone:
+            # Alone (its other half is not next to it): its own address starts its access, which is all
+            # its cells depend on; the split offset is unknown (a width is assumed only to build the
+            # statement, and not reported).
             split = width
             if access == 1:
                 if (imm & 0xFFFF) < width:
@@ -256,6 +266,8 @@ class SassOps:
             record["cells"] = [c for c in record["cells"] if lo <= c["thread"] <= hi]
             record["threads"] = [lo, hi]
             record["offset"] = {"lane": imm >> 16, "col": imm & 0xFFFF}
+            if alone:
+                record["split_offset"] = None
             record["summary"] = _half_summary(record, parsed["op"], lo, hi)
         self.sink.append(self.finish(out, record))
 
