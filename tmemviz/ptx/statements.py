@@ -74,20 +74,20 @@ def statements(
     """
     reader = _Reader(max_chars)
     number = 0
-    make = Statement._make
+    new = tuple.__new__  # a Statement without a Python-level constructor call: most lines are one
+    idle = True  # no statement open across lines, no /* comment open
     for raw in lines:
         number += 1  # a piece without its newline is still one line to its reader
         code = raw.strip()
         # The common case, inline: one whole statement (a vector inside it at most) on the line.
         if (
-            code[-1:] == ";"
-            and not reader.parts
-            and not reader.in_comment
+            idle
+            and code[-1:] == ";"
             and code[0] not in "{}"
             and "/" not in code
             and '"' not in code
-            and code.count(";") == 1
-            and code.count("{") == code.count("}")
+            and ";" not in code[:-1]
+            and (("{" not in code and "}" not in code) or code.count("{") == code.count("}"))
             and len(code) <= max_chars
         ):
             code = code[:-1].rstrip()
@@ -96,16 +96,17 @@ def statements(
             if ":" in code:
                 m = _LABEL.match(code)
                 if m is not None:
-                    yield make(("label", m.group(1), number, number))
+                    yield new(Statement, ("label", m.group(1), number, number))
                     code = code[m.end() :].strip()
                     if not code:
                         continue
             if code[0] == ".":
-                yield make(("directive", code, number, number))
+                yield new(Statement, ("directive", code, number, number))
             elif quiet is None or not quiet(code):
-                yield make(("instruction", code, number, number))
+                yield new(Statement, ("instruction", code, number, number))
             continue
         yield from reader.feed(raw.rstrip("\r\n"), number)
+        idle = not reader.parts and not reader.in_comment
     yield from reader.finish(number)
 
 

@@ -150,21 +150,26 @@ def events(
     header: Statement | None = None
     depth = 0
     head_of = _HEAD.match
-    matter = _MATTER
+    matter = CONSTANT_OPS
 
     def quiet(text: str) -> bool:
-        """An instruction that can change nothing here: no ld pending, not tcgen05, not one of the ops
-        that build constants or end a block, not writing a register that holds a constant."""
-        if fn.pending_ld or every or "tcgen05" in text:
+        """An instruction that can change nothing here: nothing pending (then branches and barriers
+        change nothing either), not tcgen05, not an op that builds constants, not writing a register
+        that holds one."""
+        if fn.pending_ld or fn.pending_st or every or "tcgen05" in text:
             return False
-        m = head_of(text)
+        parts = text.split(None, 2 if text[:1] == "@" else 1)
+        if text[:1] == "@":
+            parts = parts[1:]
+        m = head_of(parts[0]) if parts else None
         if m is None or m.group() in matter:
             return False
         values = fn.constants.values
-        if values:
-            parts = text.split(None, 1)
-            if len(parts) < 2 or parts[1][:1] == "{" or parts[1].split(",", 1)[0] in values:
-                return False
+        rest = parts[1] if len(parts) > 1 else ""
+        # does it write a register that holds a constant?
+        writes = bool(values) and (rest[:1] == "{" or rest.split(",", 1)[0] in values)
+        if values and writes and m.group() not in NO_DESTINATION and rest[:1] not in "[(":
+            _forget(fn, registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0]))
         return True
 
     for s in statements(lines, max_chars, quiet):
@@ -312,9 +317,6 @@ def _warm(fn: FunctionState) -> list[Event]:
 
 
 _HEAD = re.compile(r"[a-z_][a-z_0-9]*")
-_MATTER = CONSTANT_OPS | BRANCHES | frozenset(("bar", "barrier", "mbarrier"))
-"""Opcode heads an instruction must be looked at for even with nothing pending (a guard ``@`` never
-matches :data:`_HEAD`, so guarded instructions are always looked at)."""
 
 
 def _read(fn: FunctionState, names: list[str]) -> None:
