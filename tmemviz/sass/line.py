@@ -103,7 +103,7 @@ def _from_csv(text: str) -> SassLine | None:
         if address is None and _HEX.match(field):
             address = int(field, 16)
             continue
-        if not field or field[0] in "\"#" or (not field[0].isalpha() and field[0] != "@"):
+        if not field or field[0] in '"#' or (not field[0].isalpha() and field[0] != "@"):
             continue
         found = parse_sass(field)
         if found is not None and found.operands:
