@@ -125,8 +125,8 @@ def _other_format(text: str, state: _State) -> None:
 
 
 def _forget(fn: Function, register: str, modifiers: str) -> None:
-    """An instruction wrote ``register`` (two or four of them for .64/.128): its constant is gone."""
-    count = 4 if ".128" in modifiers else 2 if ".64" in modifiers else 1
+    """An instruction wrote ``register`` (two for .64 and .WIDE, four for .128): its constant is gone."""
+    count = 4 if ".128" in modifiers else 2 if (".64" in modifiers or ".WIDE" in modifiers) else 1
     first = int(register[2:])
     for k in range(count):
         fn.constants.values.pop(f"UR{first + k}", None)
