@@ -72,6 +72,9 @@ def sass_records(
             if "UR" in text and text.lstrip().startswith("/*"):
                 if "UMOV" in text:
                     m = _UMOV.search(text)
+                    if m and "@" in text[: m.start()]:
+                        _forget(state.fn, m.group(1), "")  # a guarded move: maybe not made
+                        continue
                     if m:
                         value = m.group(2)
                         number = int(value, 16) if value[:2] in ("0x", "0X") else int(value)
