@@ -120,6 +120,7 @@ MMA = "/*0100*/ UTCHMMA gdesc[UR4], gdesc[UR6], tmem[UR8], tmem[UR10], idesc[UR1
         (["/*0050*/ UIADD3 UR13, UPT, UPT, UR11, 0x40, URZ ;"], False),
         (["/*0050*/ LDCU.64 UR12, c[0x0][0x358] ;"], False),
         (["/*0050*/ UIMAD.WIDE.U32 UR12, UR4, 0x10, URZ ;"], False),  # writes UR12 and UR13
+        (["/*0050*/ @UP1 UMOV UR13, 0x8100010 ;"], False),  # a guarded move: either value
         (["/*0050*/ UTCATOMSWS.FIND_AND_SET.ALIGN UP0, UR13, UR8 ;"], False),
         (["/*0050*/ @P0 BRA 0x100 ;"], False),  # cuobjdump: no labels, a branch and its target
     ],

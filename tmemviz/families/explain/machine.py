@@ -117,6 +117,7 @@ def _other_format(text: str, state: _State) -> None:
         return
     if (
         sass.opcode == "UMOV"
+        and not sass.guard
         and not sass.modifiers
         and len(ops) == 2
         and re.fullmatch(r"0x[0-9a-fA-F]+|\d+", ops[1])
