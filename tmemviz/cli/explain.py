@@ -1,4 +1,4 @@
-"""``tmemviz explain FILE...``: every tcgen05 instruction of whole PTX modules, explained."""
+"""``tmemviz explain FILE...``: every tcgen05 instruction of whole PTX modules, SASS or cubins, explained."""
 
 from __future__ import annotations
 
@@ -11,13 +11,17 @@ from tmemviz.cli.params import Argument
 def explain(
     files: Annotated[
         list[str],
-        Argument(metavar="FILE", help="PTX modules (several .entry/.func each); - reads standard input."),
+        Argument(
+            metavar="FILE",
+            help="PTX modules, SASS listings (nvdisasm, cuobjdump -sass) or cubins (needs nvdisasm), told by "
+            "content; PTX then its SASS are paired; - reads standard input.",
+        ),
     ],
     format: FormatOpt = None,
     output: OutputOpt = None,
     layouts: LayoutsOpt = None,
 ) -> None:
-    """Explain every tcgen05 instruction of PTX modules: registers to lanes/columns, idesc, warnings."""
+    """Explain every tcgen05 instruction of PTX or SASS: registers to lanes/columns, idesc, warnings."""
     from tmemviz import api
 
     fmt = format.value if format is not None else None

@@ -38,9 +38,10 @@ FIELDS = {
     "row_bits": int,
     "basis": str,
     "placements": list,
+    "sass_decompress": dict,
 }
 REQUIRED = ("ptx_name", "rows", "row_bits", "placements")
-PLACEMENT_FIELDS = {"multicast": str, "cutlass": str, "cute_dsl": str, "blocks": list}
+PLACEMENT_FIELDS = {"multicast": str, "cutlass": str, "cute_dsl": str, "sass": str, "blocks": list}
 BLOCK_FIELDS = {"rows": object, "lanes": list}
 _NAME = re.compile(r"^\.?(\d+)x(\d+)b$", re.IGNORECASE)
 _ALIAS = re.compile(r"^[0-9a-z_]+$", re.IGNORECASE)
@@ -68,6 +69,8 @@ class Placement:
     blocks: tuple[Block, ...]
     cute_dsl: str | None = None
     """The CuTe DSL op class (``cutlass.cute.nvgpu.tcgen05``), e.g. ``Cp2x64x128b0213Op``."""
+    sass: str | None = None
+    """How ptxas spells this copy in SASS, e.g. ``UTCCP.T.S.4x32dp128bit`` (.2CTA and decompression aside)."""
 
     @property
     def replicas(self) -> int:
@@ -99,6 +102,8 @@ class CopyShape:
     """Where the lane placement rests on something other than the PTX text, one line saying so."""
     placements: tuple[Placement, ...]
     source: str
+    sass_decompress: tuple[tuple[str, str], ...] = ()
+    """(PTX .src_fmt, the SASS word ptxas appends), e.g. ("b4x16_p64", "U4x16P64")."""
 
     @property
     def ptx_name(self) -> str:
@@ -177,6 +182,11 @@ def parse_copy_shape(doc: Any, source: str) -> CopyShape:
             raise fail(f"placements[{i}].multicast", f"'{placement.multicast or 'none'}' is given twice")
         parsed.append(placement)
     basis = doc.get("basis")
+    decompress = doc.get("sass_decompress", {})
+    if decompress:
+        from tmemviz.sass.names import words
+
+        decompress = words(decompress, source, "sass_decompress", ("b4x16_p64", "b6x16_p32"))
     return CopyShape(
         name=m.group(0).lstrip(".").lower(),
         aliases=tuple(aliases),
@@ -185,6 +195,7 @@ def parse_copy_shape(doc: Any, source: str) -> CopyShape:
         basis=" ".join(basis.split()) if basis else None,
         placements=tuple(parsed),
         source=source,
+        sass_decompress=tuple(decompress.items()),
     )
 
 
@@ -222,7 +233,12 @@ def _parse_placement(item: Any, rows: int, field: str, source: str, fail: Any) -
         raise fail(f"{field}.blocks", "expected at least one block of rows")
     _check_cover(blocks, rows, f"{field}.blocks", fail)
     _check_multicast(blocks, multicast, f"{field}.blocks", fail)
-    return Placement(None if multicast == "none" else multicast, cutlass, tuple(blocks), cute_dsl)
+    sass = item.get("sass")
+    if sass is not None:
+        from tmemviz.sass.names import spelling
+
+        sass = spelling(sass, source, f"{field}.sass", "UTCCP")
+    return Placement(None if multicast == "none" else multicast, cutlass, tuple(blocks), cute_dsl, sass)
 
 
 def _row_range(value: Any, rows: int, field: str, fail: Any) -> tuple[int, int]:

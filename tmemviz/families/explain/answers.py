@@ -137,10 +137,19 @@ def datapath_of(m: int, n: int, cta_group: int, sparse: bool, ws: bool) -> tuple
 
 
 def file_record(module: Any) -> dict[str, Any]:
-    """``{"path", "target", "instructions", "warnings"}`` for one scanned file."""
+    """``{"path", "target", "instructions", "warnings"}`` for one scanned file, then :func:`file_tail`."""
     return {
         "path": module.path,
         "target": module.target,
         "instructions": module.instructions,
         "warnings": [w.record() for w in sorted(module.warnings, key=lambda w: w.line)],
+        **file_tail(module),
     }
+
+
+def file_tail(module: Any) -> dict[str, Any]:
+    """A SASS file's ``language`` and, given with its PTX, its ``pairing`` (explain/pairing.py)."""
+    if getattr(module, "language", "ptx") != "sass":
+        return {}
+    pairing = getattr(module, "pairing", None)
+    return {"language": "sass", **({"pairing": pairing} if pairing else {})}

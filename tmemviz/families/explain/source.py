@@ -51,11 +51,11 @@ def scanned(
     input, readable once), then ``text`` (named ``<text>``), its :class:`Module` and its instruction
     records as they are made (consume them before the next module). Another input language (SASS)
     plugs in here: a scanner that yields records with the same fields."""
-    from tmemviz.families.explain.scan import Module, records
+    from tmemviz.families.explain.scan import records
     from tmemviz.files import text_lines
 
     if not files and text is None:
-        raise TmemvizError("give one or more PTX files (or - for standard input)")
+        raise TmemvizError("give one or more PTX or SASS files or cubins (or - for standard input)")
     names = [os.fspath(p) for p in files]
     if names.count("-") > 1:
         raise TmemvizError("standard input (-) can be read only once; give - at most once")
@@ -64,9 +64,10 @@ def scanned(
     inputs: list[tuple[str, Iterable[str]]] = [(name, text_lines(name)) for name in names]
     if text is not None:
         inputs.append(("<text>", text.splitlines()))
-    for name, lines in inputs:
-        module = Module(name)
-        yield module, records(module, lines, explainer, explainer.footprint)
+    # PTX, a SASS listing or a cubin, told by content; SASS given with its PTX is paired (explain/machine.py).
+    from tmemviz.families.explain.machine import dispatch
+
+    yield from dispatch(inputs, explainer, lambda m, lines: records(m, lines, explainer, explainer.footprint))
 
 
 def stream_json(

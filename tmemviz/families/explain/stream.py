@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from tmemviz.families.explain.answers import file_tail
 from tmemviz.families.explain.ops import Explainer, LazyCells
 from tmemviz.families.explain.scan import Module
 
@@ -46,7 +47,8 @@ def write_json(
         else:
             write("\n  ]")
         warnings = [w.record() for w in sorted(module.warnings, key=lambda w: w.line)]
-        write(f', "warnings": {json.dumps(warnings)}}}')
+        tail = "".join(f", {json.dumps(k)}: {json.dumps(v)}" for k, v in file_tail(module).items())  # SASS
+        write(f', "warnings": {json.dumps(warnings)}{tail}}}')
         total += module.count
     write("\n ]\n}\n")
     return total

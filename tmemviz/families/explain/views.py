@@ -26,7 +26,12 @@ def explain_view(files: Sequence[dict[str, Any]]) -> View:
             Column("what it does"),
         )
         # PTX text is printed as is: `[%r2]` or `[/r8]` must not be read as terminal markup.
-        rows = tuple((str(r["line"]), short_op(r["op"]), Styled(describe(r))) for r in f["instructions"])
+        # A SASS file given with its PTX: the PTX line each instruction implements (pairing.py).
+        owner = {w: p["ptx_line"] for p in f.get("pairing", {}).get("pairs", ()) for w in p["sass"]}
+        rows = tuple(
+            (str(r["line"]), short_op(r["op"]), Styled(describe(r, owner.get(r.get("address") or r["line"]))))
+            for r in f["instructions"]
+        )
         target = f["target"] or "no .target"
         title = f"{f['path']} ({target}): {len(rows)} tcgen05 instruction{'s' if len(rows) != 1 else ''}"
         out.append(Table(columns, rows, title=title, title_justify="left"))
@@ -65,20 +70,25 @@ def compact(ptx: str, keep: int = 4) -> str:
     return _VECTOR.sub(shorten, ptx)
 
 
-def describe(record: dict[str, Any]) -> str:
+def describe(record: dict[str, Any], ptx_line: int | None = None) -> str:
     """The instruction's text, then what it does; for ld/st, thread 0's first registers and their cells."""
-    text = compact(record["ptx"]) + "\n"
+    # A SASS record shows its code address and the instruction as printed.
+    sass = record.get("sass")
+    text = compact(f"{record.get('address', '')} {sass}".strip() if sass else record["ptx"]) + "\n"
     if "error" in record:
         return text + f"not explained: {record['error']}"
     text += record.get("summary", "")
+    if ptx_line is not None:
+        text += f"\nimplements PTX line {ptx_line}"
     cells = record.get("cells")
     if cells:
-        first = [c for c in cells if c["thread"] == 0][: REGISTERS_SHOWN * (2 if record.get("pack") else 1)]
+        who = cells[0]["thread"]  # thread 0, or 16 for the second instruction of a split SASS pair
+        first = [c for c in cells if c["thread"] == who][: REGISTERS_SHOWN * (2 if record.get("pack") else 1)]
         spots = ", ".join(
             f"{c['register'] or 'r' + str(c['reg'])}{'.hi' if c.get('half') == 1 else ''}"
             f" -> lane {c['lane']} col {c['col']}"
             for c in first
         )
-        total = record.get("thread0_cells", sum(1 for c in cells if c["thread"] == 0))
-        text += f"\nthread 0: {spots}{' ...' if len(first) < total else ''}"
+        total = record.get("thread0_cells", sum(1 for c in cells if c["thread"] == who))
+        text += f"\nthread {who}: {spots}{' ...' if len(first) < total else ''}"
     return text

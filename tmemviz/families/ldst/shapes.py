@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ FIELDS = {
     "ptx_figure": int,
     "ld_red": bool,
     "accesses": list,
+    "sass": dict,
 }
 REQUIRED = ("ptx_name", "lanes", "columns_per_rep", "registers_per_rep", "max_num", "accesses")
 ACCESS_FIELDS = ("base", "grid")
@@ -54,6 +55,22 @@ class Slot:
     access: int
     lane: int
     col: int
+
+
+@dataclass(frozen=True)
+class SassSpelling:
+    """A shape's SASS names: the opcode of each access for ld and st, the pack words, ld.red's words."""
+
+    ld: tuple[str, ...]
+    st: tuple[str, ...]
+    pack: dict[str, str]
+    """``{"ld": "PACK16BIT", "st": "EXPAND16BIT"}``: .pack::16b / .unpack::16b."""
+    red: dict[str, str] | None
+    """tcgen05.ld.red: ``opcode`` and the words of min, max, min.abs, max.abs, u32, s32, f32, NaN."""
+
+
+SASS_FIELDS = {"ld": list, "st": list, "pack": dict, "red": dict}
+RED_WORDS = ("opcode", "min", "max", "min.abs", "max.abs", "u32", "s32", "f32", "NaN")
 
 
 @dataclass(frozen=True)
@@ -75,6 +92,8 @@ class Shape:
     """Slot index, indexed by ``(access * lanes + lane) * columns_per_rep + col``."""
     ld_red: bool = False
     """Whether tcgen05.ld.red takes this shape (PTX 9.7.16.8.3: .32x32b and .16x32bx2 only)."""
+    sass: SassSpelling | None = field(default=None, compare=False)
+    """How ptxas spells the shape in SASS (the shape file's ``sass`` field), when recorded."""
 
     @property
     def ptx_name(self) -> str:
@@ -181,7 +200,34 @@ def parse_shape(doc: Any, source: str) -> Shape:
         slots=slots,
         owners=owners,
         ld_red=doc.get("ld_red", False),
+        sass=_parse_sass(doc["sass"], source, len(accesses), doc.get("ld_red", False))
+        if "sass" in doc
+        else None,
     )
+
+
+def _parse_sass(doc: Any, source: str, accesses: int, ld_red: bool) -> SassSpelling:
+    """The ``sass`` field: ``ld``/``st`` one spelling per access, ``pack``, and ``red`` for ld.red shapes."""
+    from tmemviz.sass.names import spelling, words
+
+    check_fields(doc, f"{source}: field 'sass'", SASS_FIELDS, ("ld", "st", "pack"))
+    ops: dict[str, tuple[str, ...]] = {}
+    for op, opcode in (("ld", "LDTM"), ("st", "STTM")):
+        items = doc[op]
+        if len(items) != accesses:
+            raise TmemvizError(
+                f"{source}: field 'sass.{op}': expected one spelling per access ({accesses}), "
+                f"got {len(items)}"
+            )
+        ops[op] = tuple(spelling(v, source, f"sass.{op}[{i}]", opcode) for i, v in enumerate(items))
+    red = None
+    if "red" in doc:
+        if not ld_red:
+            raise TmemvizError(f"{source}: field 'sass.red': only a shape with ld_red: true takes it")
+        red = words({**doc["red"], "opcode": "_"} if isinstance(doc["red"], dict) else doc["red"],
+                    source, "sass.red", RED_WORDS)  # fmt: skip
+        red["opcode"] = spelling(doc["red"]["opcode"], source, "sass.red.opcode", "LDTM")
+    return SassSpelling(ops["ld"], ops["st"], words(doc["pack"], source, "sass.pack", ("ld", "st")), red)
 
 
 def _parse_accesses(

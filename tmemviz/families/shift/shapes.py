@@ -27,6 +27,7 @@ FIELDS = {
     "lanes": int,
     "step": int,
     "lane_alignment": int,
+    "sass": str,
 }
 REQUIRED = ("ptx_name", "rows", "row_bits", "lanes", "step", "lane_alignment")
 _NAME = re.compile(r"^\.?(\d+)x(\d+)b$", re.IGNORECASE)
@@ -48,6 +49,8 @@ class ShiftShape:
     """Lanes each element moves down (to a higher lane)."""
     lane_alignment: int
     source: str
+    sass: str | None = None
+    """How ptxas spells the shift in SASS, e.g. ``UTCSHIFT.DOWN`` (.cta_group::2 adds .2CTA)."""
 
     @property
     def ptx_name(self) -> str:
@@ -129,7 +132,14 @@ def parse_shift_shape(doc: Any, source: str) -> ShiftShape:
         step=step,
         lane_alignment=alignment,
         source=source,
+        sass=_sass(doc.get("sass"), source),
     )
+
+
+def _sass(value: Any, source: str) -> str | None:
+    from tmemviz.sass.names import spelling
+
+    return None if value is None else spelling(value, source, "sass", "UTCSHIFT")
 
 
 def builtin(name: str = "31x256b") -> ShiftShape:

@@ -1,0 +1,105 @@
+"""Every form's SASS (as nvdisasm printed it, observed.json) explained into the same record as its PTX.
+
+The PTX side is the form's own statement (forms.py) explained by tmemviz; the SASS side the lines
+nvdisasm printed for it. ld/st cells must be the same (thread, register index, lane, column, half), and
+each SASS cell's register name must be the register the form's stores/loads show holding that PTX
+vector element (observed.json "registers"); cp, mma, commit, shift, alloc, dealloc the same fields.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from forms import all_forms, module
+
+import tmemviz
+
+OBSERVED = Path(__file__).with_name("observed.json")
+DATA = json.loads(OBSERVED.read_text())
+FORMS = {f.name: f for f in all_forms()}
+SAME = ("op", "shape", "num", "pack", "multicast", "decompress", "cta_group", "ws", "a_in_tmem", "sparse",
+        "block_scale", "columns")  # fmt: skip
+
+
+def listing(name: str, entry: dict) -> str:
+    """The form's lines as an ``nvdisasm -c`` listing (code offsets made up, 16 bytes apart)."""
+    lines = [f"\t.target\t{entry['target']}", f".text.{name}:"]
+    lines += [f"        /*{16 * i:04x}*/                   {s} ;" for i, s in enumerate(entry["sass"])]
+    return "\n".join(lines) + "\n"
+
+
+def explain(text: str) -> dict:
+    return tmemviz.explain(text=text).lists()[0][1][0]
+
+
+def ptx_records(name: str) -> list[dict]:
+    form = FORMS[name]
+    records = explain(module([form], form.target))["instructions"]
+    return [r for r in records if r["op"] not in ("wait::ld", "wait::st")]
+
+
+def cells(record: dict) -> set[tuple]:
+    return {(c["thread"], c["reg"], c.get("half"), c["lane"], c["col"]) for c in record["cells"]}
+
+
+@pytest.mark.parametrize("name", sorted(DATA["forms"]))
+def test_sass_record_is_the_ptx_record(name: str) -> None:
+    entry = DATA["forms"][name]
+    got = explain(listing(name, entry))
+    sass = got["instructions"]
+    assert got["language"] == "sass" and got["target"] == entry["target"]
+    ptx = ptx_records(name)
+    # Where the PTX form is refused (an access past column 511), the SASS one is, in the same words.
+    assert [r.get("error") for r in sass if "error" in r] == [r["error"] for r in ptx if "error" in r] * len(
+        [r for r in sass if "error" in r]
+    )
+    if not ptx or ptx[0]["op"].startswith(("fence", "wait", "relinquish")):
+        assert sass == []
+        return
+    (p,) = ptx
+    assert sass, f"{name}: no SASS record"
+    if "error" in p:
+        return
+    if p["op"] == "alloc":
+        assert {r["op"] for r in sass} == {"alloc"} and all(r["cta_group"] == p["cta_group"] for r in sass)
+        return
+    if p["op"] == "dealloc":
+        (s,) = sass
+        assert s["op"] == "dealloc" and s["cta_group"] is None  # SASS spells both groups alike
+        return
+    if p.get("shape") == "16x32bx2":
+        first, second = sass
+        assert (first["threads"], second["threads"]) == ([0, 15], [16, 31])
+        assert first["split_offset"] == second["split_offset"] == p["split_offset"]
+        merged = {**first, "cells": first["cells"] + second["cells"]}
+        sass = [merged]
+    (s,) = sass
+    for key in SAME:
+        if key == "kind":
+            continue
+        assert s.get(key) == p.get(key), (name, key, s.get(key), p.get(key))
+    if p["op"] == "mma":
+        assert p["kind"] in s["kind"].split(" or "), (s["kind"], p["kind"])
+        assert (s["scale_vec"] or "block32") == (p["scale_vec"] or "block32") if p["block_scale"] else True
+        assert s["idesc"] == p["idesc"] and s["layout"] == p["layout"]
+        # Every collector usage reads back but ::a::discard and ::b0::discard, which print no word.
+        invisible = ("collector::a::discard", "collector::b0::discard")
+        assert s["collector"] == [c for c in p["collector"] if c not in invisible]
+    if "cells" in p:
+        assert cells(s) == cells(p)
+        # The register named for each cell is the one the stores/loads show holding that vector element.
+        shown = entry["registers"]
+        assert all(c["register"] == f"R{shown[c['reg']]}" for c in s["cells"])
+        assert s["offset"] == p["offset"] if p.get("shape") != "16x32bx2" else True
+    if p["op"] == "ld.red":
+        assert s["red"] == p["red"] and s["redval_register"] == f"R{entry['redval']}"
+    if p["op"] == "cp":
+        assert s["offset"] == p["offset"] and s.get("cells") == p.get("cells")
+    if p["op"] == "shift":
+        assert s["rows"] == p["rows"]
+
+
+def test_every_form_has_a_kernel() -> None:
+    assert set(FORMS) == set(DATA["forms"])
