@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from tmemviz.families.explain.answers import file_tail
+from tmemviz.families.explain.document import NOTES
 from tmemviz.families.explain.ops import Explainer, LazyCells
 from tmemviz.families.explain.scan import Module
 
@@ -25,12 +26,13 @@ def write_json(
     scanned: Iterable[tuple[Module, Iterable[dict[str, Any]]]],
     explainer: Explainer,
     write: Callable[[str], Any],
-    notes: Iterable[str] = (),
+    notes: Iterable[str] | None = None,
 ) -> int:
     """Write the JSON document of each (module, its records as they are made) with ``write``; returns the
     instruction count. ``explainer`` is the one that makes the records (its cells are written lazily)."""
     explainer.lazy_cells = True
-    notes = list(notes)  # the caveats the table prints, first, as the document's JSON has them
+    # The caveats the table prints come first, as in the document's JSON.
+    notes = list(NOTES if notes is None else notes)
     write("{\n" + (f' "notes": {json.dumps(notes)},\n' if notes else "") + ' "files": [\n')
     total = 0
     for index, (module, made) in enumerate(scanned):
