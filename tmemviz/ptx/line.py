@@ -27,6 +27,8 @@ MAX_DIGITS = 40
 digit strings are refused before Python converts them (it will not convert over 4,300 digits)."""
 _INT = re.compile(r"^([+-]?)(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?$")
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+_GUARD_TOKEN = re.compile(r"@!?\s*%?[\w$.]+\s+")
+_OPERAND_START = re.compile(r"[\s{\[(]")
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,22 @@ def parse_line(text: str) -> PtxLine:
     # nvcc prints inline asm as written: `...b32{%r1, %r2},[%r3]` needs no space after the opcode.
     opcode, rest = m.group(0), code[m.end() :]
     return PtxLine(code, guard, opcode, split_operands(rest), comment)
+
+
+def opcode_of(text: str) -> tuple[str, str]:
+    """(opcode, the rest) of an instruction's text, guard skipped, without parsing its operands.
+
+    >>> opcode_of("@!%p1 bra.uni $L__BB0_2"), opcode_of("tcgen05.ld.sync.aligned.32x32b.x1.b32{%r1},[%r2]")
+    (('bra.uni', '$L__BB0_2'), ('tcgen05.ld.sync.aligned.32x32b.x1.b32', '{%r1},[%r2]'))
+    """
+    if text[:1] == "@":
+        m = _GUARD_TOKEN.match(text)
+        if m:
+            text = text[m.end() :]
+    m = _OPERAND_START.search(text)
+    if m is None:
+        return text, ""
+    return text[: m.start()], text[m.start() :].strip()
 
 
 def split_operands(text: str) -> tuple[str, ...]:

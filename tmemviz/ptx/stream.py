@@ -37,7 +37,7 @@ from typing import Any
 
 from tmemviz.errors import TmemvizError
 from tmemviz.ptx.constants import Bits
-from tmemviz.ptx.line import PtxLine, parse_line
+from tmemviz.ptx.line import PtxLine, opcode_of, parse_line
 from tmemviz.ptx.registers import (
     NO_DESTINATION,
     Constants,
@@ -58,8 +58,6 @@ BRANCHES = frozenset(("bra", "brx", "ret", "exit", "trap", "call"))
 CONSTANT_OPS = frozenset(("mov", "selp", "or", "and", "xor", "shl", "shr", "add", "cvt", "prmt"))
 _FUNCTION = re.compile(r"\.(entry|func)\b\s*(?:\([^)]*\)\s*)?([\w$.]+)?")
 _TARGET = re.compile(r"^\.target\s+([\w,\s]+)")
-_GUARD = re.compile(r"@!?\s*%?[\w$.]+\s+")
-_OPERAND_START = re.compile(r"[\s{\[(]")
 
 Footprint = Callable[[PtxLine], "tuple[str | None, frozenset[tuple[int, int]]] | None"]
 """(base register, cells (lane, column) relative to it) a tcgen05.ld/st touches, or None if unknown."""
@@ -149,7 +147,7 @@ def events(
     fn = FunctionState(None)
     header: Statement | None = None
     depth = 0
-    head_of = _HEAD.match
+    token = _TOKEN.match
     matter = CONSTANT_OPS
 
     def quiet(text: str) -> bool:
@@ -158,18 +156,37 @@ def events(
         that holds one."""
         if fn.pending_ld or fn.pending_st or every or "tcgen05" in text:
             return False
-        parts = text.split(None, 2 if text[:1] == "@" else 1)
-        if text[:1] == "@":
-            parts = parts[1:]
-        m = head_of(parts[0]) if parts else None
-        if m is None or m.group() in matter:
+        m = token(text)  # (guard) opcode: its head, and where its operands start
+        head = m.group(1)
+        if head is None:
             return False
         values = fn.constants.values
-        rest = parts[1] if len(parts) > 1 else ""
+        rest = text[m.end() :]
+        if head in matter:
+            # a constant op built from run-time values only: it forgets its destination, nothing more
+            # (what _other does with it); anything else about it is left to _other
+            opcode = text[: m.end()].rstrip()
+            if (
+                text[:1] == "@"
+                or opcode[len(head) : len(head) + 1] not in (".", "")
+                or any(c in opcode for c in "{[(")
+                or (not opcode.endswith(".pred") and worth_evaluating(head, rest, values))
+            ):
+                return False
+            if values:
+                _forget(fn, registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0]))
+            return True
+        if not values:
+            return True
         # does it write a register that holds a constant?
-        writes = bool(values) and (rest[:1] == "{" or rest.split(",", 1)[0] in values)
-        if values and writes and m.group() not in NO_DESTINATION and rest[:1] not in "[(":
-            _forget(fn, registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0]))
+        first = rest[:1]
+        if first == "{":
+            if head not in NO_DESTINATION:
+                _forget(fn, registers(rest[: rest.find("}")]))
+        elif first and first not in "[(" and head not in NO_DESTINATION:
+            name = rest.split(",", 1)[0]
+            if name in values:
+                _forget(fn, registers(name))
         return True
 
     for s in statements(lines, max_chars, quiet):
@@ -215,22 +232,6 @@ def events(
                 "it was cut there and reading went on with the next line"))  # fmt: skip
         elif kind == "unterminated":
             yield Event("problem", s, fn, message="the text ends inside a statement (no ';' after it)")
-
-
-def opcode_of(text: str) -> tuple[str, str]:
-    """(opcode, the rest) of an instruction's text, guard skipped, without parsing its operands.
-
-    >>> opcode_of("@!%p1 bra.uni $L__BB0_2"), opcode_of("tcgen05.ld.sync.aligned.32x32b.x1.b32{%r1},[%r2]")
-    (('bra.uni', '$L__BB0_2'), ('tcgen05.ld.sync.aligned.32x32b.x1.b32', '{%r1},[%r2]'))
-    """
-    if text[:1] == "@":
-        m = _GUARD.match(text)
-        if m:
-            text = text[m.end() :]
-    m = _OPERAND_START.search(text)
-    if m is None:
-        return text, ""
-    return text[: m.start()], text[m.start() :].strip()
 
 
 def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
@@ -316,7 +317,9 @@ def _warm(fn: FunctionState) -> list[Event]:
     return out
 
 
-_HEAD = re.compile(r"[a-z_][a-z_0-9]*")
+_TOKEN = re.compile(r"(?:@\S*\s+)?([a-z_][a-z_0-9]*)?\S*\s*")
+"""An instruction's guard token, its opcode token (the opcode's head captured when it starts one), the
+whitespace after: what ``text.split(None, 2)`` would take off."""
 
 
 def _read(fn: FunctionState, names: list[str]) -> None:

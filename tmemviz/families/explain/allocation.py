@@ -32,10 +32,10 @@ from tmemviz.families.explain.addresses import (
     trusted,
     with_deps,
 )
-from tmemviz.ptx.line import PtxLine, parse_immediate, parse_line
+from tmemviz.ptx.line import PtxLine, opcode_of, parse_immediate, parse_line
 from tmemviz.ptx.registers import NO_DESTINATION
 from tmemviz.ptx.statements import collapse
-from tmemviz.ptx.stream import BRANCHES, Event, Hazard, events, opcode_of
+from tmemviz.ptx.stream import BRANCHES, Event, Hazard, events
 
 _REGISTER = re.compile(r"%[\w$.]+")
 _MODELLED = frozenset(
