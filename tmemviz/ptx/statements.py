@@ -105,6 +105,17 @@ def statements(
             elif quiet is None or not quiet(code):
                 yield new(Statement, ("instruction", code, number, number))
             continue
+        if idle:  # other whole lines a reader between statements needs no state for
+            if not code or code[:2] == "//":
+                continue  # blank, or a comment to the end of the line
+            if code == "{" or code == "}":
+                yield new(Statement, ("open" if code == "{" else "close", code, number, number))
+                continue
+            if code[-1] == ":":
+                m = _LABEL.match(code)
+                if m is not None and m.end() == len(code):
+                    yield new(Statement, ("label", m.group(1), number, number))
+                    continue
         yield from reader.feed(raw.rstrip("\r\n"), number)
         idle = not reader.parts and not reader.in_comment
     yield from reader.finish(number)

@@ -157,7 +157,7 @@ def events(
         if fn.pending_ld or fn.pending_st or every or "tcgen05" in text:
             return False
         m = token(text)  # (guard) opcode: its head, and where its operands start
-        head = m.group(1)
+        opcode, head = m.groups()
         if head is None:
             return False
         values = fn.constants.values
@@ -165,11 +165,12 @@ def events(
         if head in matter:
             # a constant op built from run-time values only: it forgets its destination, nothing more
             # (what _other does with it); anything else about it is left to _other
-            opcode = text[: m.end()].rstrip()
             if (
                 text[:1] == "@"
                 or opcode[len(head) : len(head) + 1] not in (".", "")
-                or any(c in opcode for c in "{[(")
+                or "{" in opcode
+                or "[" in opcode
+                or "(" in opcode
                 or (not opcode.endswith(".pred") and worth_evaluating(head, rest, values))
             ):
                 return False
@@ -317,7 +318,7 @@ def _warm(fn: FunctionState) -> list[Event]:
     return out
 
 
-_TOKEN = re.compile(r"(?:@\S*\s+)?([a-z_][a-z_0-9]*)?\S*\s*")
+_TOKEN = re.compile(r"(?:@\S*\s+)?(([a-z_][a-z_0-9]*)?\S*)\s*")
 """An instruction's guard token, its opcode token (the opcode's head captured when it starts one), the
 whitespace after: what ``text.split(None, 2)`` would take off."""
 
