@@ -29,6 +29,8 @@ _INT = re.compile(r"^([+-]?)(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[u
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
 _GUARD_TOKEN = re.compile(r"@!?\s*%?[\w$.]+\s+")
 _OPERAND_START = re.compile(r"[\s{\[(]")
+_PLUS = re.compile(r"\s*\+\s*")
+_NAME = re.compile(r"%?[A-Za-z_$][\w$]*")
 
 
 @dataclass(frozen=True)
@@ -220,7 +222,7 @@ def _tidy(operand: str) -> str:
     """``[ %r3+0 ]`` -> ``[%r3 + 0]``; ``{ %r1 ,%r2 }`` -> ``{%r1, %r2}``; others stripped."""
     operand = operand.strip()
     if operand.startswith("[") and operand.endswith("]"):
-        inner = re.sub(r"\s*\+\s*", " + ", operand[1:-1].strip())
+        inner = _PLUS.sub(" + ", operand[1:-1].strip())
         return f"[{inner}]"
     if operand.startswith("{") and operand.endswith("}"):
         return "{" + ", ".join(x.strip() for x in operand[1:-1].split(",")) + "}"
@@ -269,7 +271,7 @@ def parse_address(text: str) -> Address:
         value = parse_immediate(term)
         if value is not None:
             offset += value
-        elif re.fullmatch(r"%?[A-Za-z_$][\w$]*", term) and base is None:
+        elif _NAME.fullmatch(term) and base is None:
             base = term
         else:
             raise TmemvizError(f"'{text}' is not an address PTX allows: use [reg], [reg + imm] or [imm]")
