@@ -14,6 +14,7 @@ nvcc and hand-written inline asm produce (PTX ISA 4 "Syntax"):
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -162,6 +163,14 @@ def parse_line(text: str) -> PtxLine:
     # nvcc prints inline asm as written: `...b32{%r1, %r2},[%r3]` needs no space after the opcode.
     opcode, rest = m.group(0), code[m.end() :]
     return PtxLine(code, guard, opcode, split_operands(rest), comment)
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_statement(text: str) -> PtxLine:
+    """:func:`parse_line`, remembered for the last few thousand distinct texts: a module repeats the same
+    statement (``tcgen05.wait::ld.sync.aligned``, a commit to the same mbarrier register) many times and
+    a :class:`PtxLine` is immutable. Errors are raised again each time (not remembered)."""
+    return parse_line(text)
 
 
 def opcode_of(text: str) -> tuple[str, str]:

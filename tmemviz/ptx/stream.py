@@ -37,7 +37,7 @@ from typing import Any
 
 from tmemviz.errors import TmemvizError
 from tmemviz.ptx.constants import Bits
-from tmemviz.ptx.line import PtxLine, opcode_of, parse_line
+from tmemviz.ptx.line import PtxLine, opcode_of, parse_line, parse_statement
 from tmemviz.ptx.registers import (
     NO_DESTINATION,
     Constants,
@@ -346,7 +346,7 @@ def _tcgen05(s: Statement, fn: FunctionState, footprint: Footprint | None) -> It
     if fn.cold:
         yield from _warm(fn)
     try:
-        line = parse_line(s.text)
+        line = parse_statement(s.text)
     except TmemvizError as exc:
         yield Event("problem", s, fn, message=f"not read as PTX: {exc}")
         return
