@@ -150,10 +150,9 @@ def events(
     token = _TOKEN.match
     matter = CONSTANT_OPS
 
-    def quiet(text: str) -> bool:
-        """An instruction that can change nothing here: nothing pending (then branches and barriers
-        change nothing either), not tcgen05, not an op that builds constants, not writing a register
-        that holds one."""
+    def quiet(text: str, number: int) -> bool:
+        # An instruction that changes nothing here but what is done now: nothing pending (then branches
+        # and barriers change nothing), not tcgen05; a constant op forgotten or logged as _other would.
         if fn.pending_ld or fn.pending_st or every or "tcgen05" in text:
             return False
         m = token(text)  # (guard) opcode: its head, and where its operands start
@@ -163,19 +162,18 @@ def events(
         values = fn.constants.values
         rest = text[m.end() :]
         if head in matter:
-            # a constant op built from run-time values only: it forgets its destination, nothing more
-            # (what _other does with it); anything else about it is left to _other
-            if (
-                text[:1] == "@"
-                or opcode[len(head) : len(head) + 1] not in (".", "")
-                or "{" in opcode
-                or "[" in opcode
-                or "(" in opcode
-                or (not opcode.endswith(".pred") and worth_evaluating(head, rest, values))
-            ):
-                return False
-            if values:
-                _forget(fn, registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0]))
+            if text[:1] == "@" or _PLAIN_OPCODE.fullmatch(opcode) is None:
+                return False  # as _other reads it: a guard, or an opcode with a bracket in it
+            dest = registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0])
+            if opcode.endswith(".pred") or not worth_evaluating(head, rest, values):
+                if values:
+                    _forget(fn, dest)
+                return True
+            if not fn.cold or len(fn.log) >= MAX_LOG or (len(text) > 60 and _LONG_NUMBER.search(text)):
+                return False  # evaluated now, or the log is evaluated: _other does it
+            fn.log.append(Statement("instruction", text, number, number))
+            for name in dest:
+                values[name] = _LOGGED
             return True
         if not values:
             return True
@@ -290,6 +288,7 @@ MAX_LOG = 100_000
 """Constant ops a function without tcgen05 so far keeps unevaluated; past it they are evaluated."""
 _LOGGED = (Bits(0, 0),)
 _LONG_NUMBER = re.compile(r"\d{41}")
+_PLAIN_OPCODE = re.compile(r"[a-z_][a-z_0-9]*(?:\.[^{\[(]*)?")
 
 
 def _forget(fn: FunctionState, names: list[str]) -> None:
