@@ -14,6 +14,7 @@ nvcc and hand-written inline asm produce (PTX ISA 4 "Syntax"):
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -27,6 +28,10 @@ MAX_DIGITS = 40
 digit strings are refused before Python converts them (it will not convert over 4,300 digits)."""
 _INT = re.compile(r"^([+-]?)(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?$")
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+_GUARD_TOKEN = re.compile(r"@!?\s*%?[\w$.]+\s+")
+_OPERAND_START = re.compile(r"[\s{\[(]")
+_PLUS = re.compile(r"\s*\+\s*")
+_NAME = re.compile(r"%?[A-Za-z_$][\w$]*")
 
 
 @dataclass(frozen=True)
@@ -160,6 +165,30 @@ def parse_line(text: str) -> PtxLine:
     return PtxLine(code, guard, opcode, split_operands(rest), comment)
 
 
+@functools.lru_cache(maxsize=4096)
+def parse_statement(text: str) -> PtxLine:
+    """:func:`parse_line`, remembered for the last few thousand distinct texts: a module repeats the same
+    statement (``tcgen05.wait::ld.sync.aligned``, a commit to the same mbarrier register) many times and
+    a :class:`PtxLine` is immutable. Errors are raised again each time (not remembered)."""
+    return parse_line(text)
+
+
+def opcode_of(text: str) -> tuple[str, str]:
+    """(opcode, the rest) of an instruction's text, guard skipped, without parsing its operands.
+
+    >>> opcode_of("@!%p1 bra.uni $L__BB0_2"), opcode_of("tcgen05.ld.sync.aligned.32x32b.x1.b32{%r1},[%r2]")
+    (('bra.uni', '$L__BB0_2'), ('tcgen05.ld.sync.aligned.32x32b.x1.b32', '{%r1},[%r2]'))
+    """
+    if text[:1] == "@":
+        m = _GUARD_TOKEN.match(text)
+        if m:
+            text = text[m.end() :]
+    m = _OPERAND_START.search(text)
+    if m is None:
+        return text, ""
+    return text[: m.start()], text[m.start() :].strip()
+
+
 def split_operands(text: str) -> tuple[str, ...]:
     """Split at commas outside ``{}``/``[]``/``()``; each operand has its inner spaces normalised.
 
@@ -202,7 +231,7 @@ def _tidy(operand: str) -> str:
     """``[ %r3+0 ]`` -> ``[%r3 + 0]``; ``{ %r1 ,%r2 }`` -> ``{%r1, %r2}``; others stripped."""
     operand = operand.strip()
     if operand.startswith("[") and operand.endswith("]"):
-        inner = re.sub(r"\s*\+\s*", " + ", operand[1:-1].strip())
+        inner = _PLUS.sub(" + ", operand[1:-1].strip())
         return f"[{inner}]"
     if operand.startswith("{") and operand.endswith("}"):
         return "{" + ", ".join(x.strip() for x in operand[1:-1].split(",")) + "}"
@@ -251,7 +280,7 @@ def parse_address(text: str) -> Address:
         value = parse_immediate(term)
         if value is not None:
             offset += value
-        elif re.fullmatch(r"%?[A-Za-z_$][\w$]*", term) and base is None:
+        elif _NAME.fullmatch(term) and base is None:
             base = term
         else:
             raise TmemvizError(f"'{text}' is not an address PTX allows: use [reg], [reg + imm] or [imm]")

@@ -188,12 +188,14 @@ def worth_evaluating(head: str, rest: str, values: dict[str, Any]) -> bool:
     sources = rest[end + 1 :]
     if head == "selp":  # the predicate picks; the two values are what counts
         sources = sources.rsplit(",", 1)[0]
-    names = registers(sources)
-    known = sum(1 for r in names if r in values)
-    immediate = _IMMEDIATE.search(sources) is not None
-    if known == len(names):
-        return known > 0 or immediate
-    return head in _PARTIAL and (known > 0 or immediate)
+    names = _REGISTER.findall(sources)
+    known = 0
+    for r in names:
+        if r in values:
+            known += 1
+    if known < len(names) and head not in _PARTIAL:
+        return False  # the common case: a run-time source (the immediate need not be looked for)
+    return known > 0 or _IMMEDIATE.search(sources) is not None
 
 
 def read_by(head: str, rest: str) -> list[str]:

@@ -57,12 +57,15 @@ class Statement(NamedTuple):
 
 
 def statements(
-    lines: Iterable[str], max_chars: int = MAX_STATEMENT_CHARS, quiet: Callable[[str], bool] | None = None
+    lines: Iterable[str],
+    max_chars: int = MAX_STATEMENT_CHARS,
+    quiet: Callable[[str, int], bool] | None = None,
 ) -> Iterator[Statement]:
     """Every statement of ``lines`` in order.
 
-    ``quiet``, when given, is asked about each instruction that stands alone on its line (its text):
-    True drops it (a reader that knows the instruction cannot matter to it saves making a record).
+    ``quiet``, when given, is asked about each instruction that stands alone on its line (its text and
+    line number): True drops it (a reader that knows the instruction cannot matter to it, or that has
+    done what it needs with it, saves making a record).
 
     >>> for s in statements(["tcgen05.ld.sync.aligned.32x32b.x2.b32{%r1,", " %r2},[%r9]; // c", "$L1:"]):
     ...     print(s.kind, repr(s.text), s.first, s.last)
@@ -102,9 +105,20 @@ def statements(
                         continue
             if code[0] == ".":
                 yield new(Statement, ("directive", code, number, number))
-            elif quiet is None or not quiet(code):
+            elif quiet is None or not quiet(code, number):
                 yield new(Statement, ("instruction", code, number, number))
             continue
+        if idle:  # other whole lines a reader between statements needs no state for
+            if not code or code[:2] == "//":
+                continue  # blank, or a comment to the end of the line
+            if code == "{" or code == "}":
+                yield new(Statement, ("open" if code == "{" else "close", code, number, number))
+                continue
+            if code[-1] == ":":
+                m = _LABEL.match(code)
+                if m is not None and m.end() == len(code):
+                    yield new(Statement, ("label", m.group(1), number, number))
+                    continue
         yield from reader.feed(raw.rstrip("\r\n"), number)
         idle = not reader.parts and not reader.in_comment
     yield from reader.finish(number)

@@ -37,7 +37,7 @@ from typing import Any
 
 from tmemviz.errors import TmemvizError
 from tmemviz.ptx.constants import Bits
-from tmemviz.ptx.line import PtxLine, parse_line
+from tmemviz.ptx.line import PtxLine, opcode_of, parse_line, parse_statement
 from tmemviz.ptx.registers import (
     NO_DESTINATION,
     Constants,
@@ -58,8 +58,6 @@ BRANCHES = frozenset(("bra", "brx", "ret", "exit", "trap", "call"))
 CONSTANT_OPS = frozenset(("mov", "selp", "or", "and", "xor", "shl", "shr", "add", "cvt", "prmt"))
 _FUNCTION = re.compile(r"\.(entry|func)\b\s*(?:\([^)]*\)\s*)?([\w$.]+)?")
 _TARGET = re.compile(r"^\.target\s+([\w,\s]+)")
-_GUARD = re.compile(r"@!?\s*%?[\w$.]+\s+")
-_OPERAND_START = re.compile(r"[\s{\[(]")
 
 Footprint = Callable[[PtxLine], "tuple[str | None, frozenset[tuple[int, int]]] | None"]
 """(base register, cells (lane, column) relative to it) a tcgen05.ld/st touches, or None if unknown."""
@@ -149,27 +147,45 @@ def events(
     fn = FunctionState(None)
     header: Statement | None = None
     depth = 0
-    head_of = _HEAD.match
+    token = _TOKEN.match
     matter = CONSTANT_OPS
 
-    def quiet(text: str) -> bool:
-        """An instruction that can change nothing here: nothing pending (then branches and barriers
-        change nothing either), not tcgen05, not an op that builds constants, not writing a register
-        that holds one."""
+    def quiet(text: str, number: int) -> bool:
+        # An instruction that changes nothing here but what is done now: nothing pending (then branches
+        # and barriers change nothing), not tcgen05; a constant op forgotten or logged as _other would.
         if fn.pending_ld or fn.pending_st or every or "tcgen05" in text:
             return False
-        parts = text.split(None, 2 if text[:1] == "@" else 1)
-        if text[:1] == "@":
-            parts = parts[1:]
-        m = head_of(parts[0]) if parts else None
-        if m is None or m.group() in matter:
+        m = token(text)  # (guard) opcode: its head, and where its operands start
+        opcode, head = m.groups()
+        if head is None:
             return False
         values = fn.constants.values
-        rest = parts[1] if len(parts) > 1 else ""
+        rest = text[m.end() :]
+        if head in matter:
+            if text[:1] == "@" or _PLAIN_OPCODE.fullmatch(opcode) is None:
+                return False  # as _other reads it: a guard, or an opcode with a bracket in it
+            dest = registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0])
+            if opcode.endswith(".pred") or not worth_evaluating(head, rest, values):
+                if values:
+                    _forget(fn, dest)
+                return True
+            if not fn.cold or len(fn.log) >= MAX_LOG or (len(text) > 60 and _LONG_NUMBER.search(text)):
+                return False  # evaluated now, or the log is evaluated: _other does it
+            fn.log.append(Statement("instruction", text, number, number))
+            for name in dest:
+                values[name] = _LOGGED
+            return True
+        if not values:
+            return True
         # does it write a register that holds a constant?
-        writes = bool(values) and (rest[:1] == "{" or rest.split(",", 1)[0] in values)
-        if values and writes and m.group() not in NO_DESTINATION and rest[:1] not in "[(":
-            _forget(fn, registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0]))
+        first = rest[:1]
+        if first == "{":
+            if head not in NO_DESTINATION:
+                _forget(fn, registers(rest[: rest.find("}")]))
+        elif first and first not in "[(" and head not in NO_DESTINATION:
+            name = rest.split(",", 1)[0]
+            if name in values:
+                _forget(fn, registers(name))
         return True
 
     for s in statements(lines, max_chars, quiet):
@@ -215,22 +231,6 @@ def events(
                 "it was cut there and reading went on with the next line"))  # fmt: skip
         elif kind == "unterminated":
             yield Event("problem", s, fn, message="the text ends inside a statement (no ';' after it)")
-
-
-def opcode_of(text: str) -> tuple[str, str]:
-    """(opcode, the rest) of an instruction's text, guard skipped, without parsing its operands.
-
-    >>> opcode_of("@!%p1 bra.uni $L__BB0_2"), opcode_of("tcgen05.ld.sync.aligned.32x32b.x1.b32{%r1},[%r2]")
-    (('bra.uni', '$L__BB0_2'), ('tcgen05.ld.sync.aligned.32x32b.x1.b32', '{%r1},[%r2]'))
-    """
-    if text[:1] == "@":
-        m = _GUARD.match(text)
-        if m:
-            text = text[m.end() :]
-    m = _OPERAND_START.search(text)
-    if m is None:
-        return text, ""
-    return text[: m.start()], text[m.start() :].strip()
 
 
 def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
@@ -288,6 +288,7 @@ MAX_LOG = 100_000
 """Constant ops a function without tcgen05 so far keeps unevaluated; past it they are evaluated."""
 _LOGGED = (Bits(0, 0),)
 _LONG_NUMBER = re.compile(r"\d{41}")
+_PLAIN_OPCODE = re.compile(r"[a-z_][a-z_0-9]*(?:\.[^{\[(]*)?")
 
 
 def _forget(fn: FunctionState, names: list[str]) -> None:
@@ -316,7 +317,9 @@ def _warm(fn: FunctionState) -> list[Event]:
     return out
 
 
-_HEAD = re.compile(r"[a-z_][a-z_0-9]*")
+_TOKEN = re.compile(r"(?:@\S*\s+)?(([a-z_][a-z_0-9]*)?\S*)\s*")
+"""An instruction's guard token, its opcode token (the opcode's head captured when it starts one), the
+whitespace after: what ``text.split(None, 2)`` would take off."""
 
 
 def _read(fn: FunctionState, names: list[str]) -> None:
@@ -342,7 +345,7 @@ def _tcgen05(s: Statement, fn: FunctionState, footprint: Footprint | None) -> It
     if fn.cold:
         yield from _warm(fn)
     try:
-        line = parse_line(s.text)
+        line = parse_statement(s.text)
     except TmemvizError as exc:
         yield Event("problem", s, fn, message=f"not read as PTX: {exc}")
         return

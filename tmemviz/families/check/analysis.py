@@ -18,6 +18,7 @@ from tmemviz.families.explain.addresses import Tmem, trusted
 from tmemviz.families.explain.allocation import Kernel, Statement
 from tmemviz.families.explain.regions import Region, place
 from tmemviz.families.explain.scan import hazard_message
+from tmemviz.ptx.targets import runs_ld_red
 from tmemviz.tmem import TMEM_COLUMNS
 
 ACCESSES = ("ld", "st", "cp", "mma", "shift")
@@ -48,8 +49,6 @@ def check_module(
 
 
 def _target(module: Any) -> Iterable[Finding]:
-    from tmemviz.families.explain.ops import _runs_ld_red  # the explain reader's own table, not a copy
-
     records = module.instructions
     if not records:
         return
@@ -64,7 +63,7 @@ def _target(module: Any) -> Iterable[Finding]:
         )  # fmt: skip
         return
     for record in records:
-        if record.get("op") == "ld.red" and not _runs_ld_red(target):
+        if record.get("op") == "ld.red" and not runs_ld_red(target):
             yield Finding(
                 record["line"], "error", "target",
                 "tcgen05.ld.red needs .target sm_103a/sm_110a or the sm_103f/sm_110f families, but this "

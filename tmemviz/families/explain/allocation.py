@@ -32,10 +32,10 @@ from tmemviz.families.explain.addresses import (
     trusted,
     with_deps,
 )
-from tmemviz.ptx.line import PtxLine, parse_immediate, parse_line
+from tmemviz.ptx.line import PtxLine, opcode_of, parse_immediate, parse_line
 from tmemviz.ptx.registers import NO_DESTINATION
 from tmemviz.ptx.statements import collapse
-from tmemviz.ptx.stream import BRANCHES, Event, Hazard, events, opcode_of
+from tmemviz.ptx.stream import BRANCHES, Event, Hazard, events
 
 _REGISTER = re.compile(r"%[\w$.]+")
 _MODELLED = frozenset(
@@ -123,7 +123,9 @@ class Tracker:
     """Follows registers through one PTX module, fed every event of the shared reader
     (:func:`tmemviz.ptx.stream.events` with ``every=True``): statements, labels, function starts."""
 
-    def __init__(self) -> None:
+    def __init__(self, footprint: Any = None) -> None:
+        self.footprint = footprint  # the explainer's: each explained ld/st's extent from its layout
+        self._extents: dict[int, tuple[tuple[int, int], tuple[int, int]]] = {}
         self.kernels: list[Kernel] = []
         self.hazards: list[Hazard] = []
         """The reader's hazards (its pending tcgen05.ld/st rule), in order."""
@@ -147,6 +149,12 @@ class Tracker:
             self.hazards.append(event.hazard)
         elif kind in ("instruction", "tcgen05") and self._kernel is not None and event.statement is not None:
             self._statement(event.statement.first, collapse(event.statement.text), event.line)
+
+    def explained(self, event: Event) -> None:
+        """After a tcgen05 event was explained (its layout known): the ld/st's extent from its footprint."""
+        s, line, mine = event.statement, event.line, self.kernels[-1].statements[-1:] if self.kernels else []
+        if self.footprint is not None and s and line is not None and mine and mine[0].line == s.first:
+            _extent(mine[0], self.footprint, line, self._extents)
 
     def _statement(self, line: int, text: str, parsed: PtxLine | None) -> None:
         kernel = self._kernel
@@ -372,8 +380,7 @@ def analyse(path: str, lines: Iterable[str], explain: Any, footprint: Any = None
     from tmemviz.families.explain.scan import Module
 
     module = Module(path)
-    tracker = Tracker()
-    extents: dict[int, tuple[tuple[int, int], tuple[int, int]]] = {}
+    tracker = Tracker(footprint)
     for event in events(lines, footprint, every=True):
         tracker.observe(event)
         kind = event.kind
@@ -382,9 +389,7 @@ def analyse(path: str, lines: Iterable[str], explain: Any, footprint: Any = None
             record = explain(s.first, collapse(s.text) + ";", event.line, event.fn, module)
             if record is not None:
                 module.instructions.append(record)
-            mine = tracker.kernels[-1].statements[-1:] if tracker.kernels else []
-            if footprint is not None and mine and mine[0].line == s.first:
-                _extent(mine[0], footprint, event.line, extents)  # after explain: its layout is known
+            tracker.explained(event)  # after explain: its layout is known
         elif kind == "target" and module.target is None:
             module.target = event.target
     module.count = len(module.instructions)

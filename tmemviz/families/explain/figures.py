@@ -41,31 +41,22 @@ def gallery_entries(catalog: Catalog) -> list[object]:
 
 
 def explain_map(modules: Sequence[Any], detail: str = "auto") -> FigureSpec:
-    """The map of explained modules (``tmemviz explain FILE -o map.png``): each file is read again, now
-    with the allocation tracker (explaining alone does not follow registers); standard input and text
-    cannot be read twice, so ``tmemviz check`` (which reads once and draws the same map) draws those."""
+    """The map of explained modules (``tmemviz explain FILE -o map.png``), from the allocation tracker
+    that followed the one read of each file (``module.tracker``); no file is read again."""
     from tmemviz.catalog import load_catalog
     from tmemviz.errors import TmemvizError
     from tmemviz.families.cp.shapes import KIND as CP
-    from tmemviz.families.explain.allocation import analyse
-    from tmemviz.families.explain.ops import Explainer
     from tmemviz.families.explain.regions import place
     from tmemviz.families.ldst.shapes import KIND as LDST
-    from tmemviz.files import text_lines
 
     catalog = load_catalog([], (LDST, CP), lazy=True)
     files = []
     for m in modules:
-        if m.path in ("-", "<text>"):
-            where = "standard input" if m.path == "-" else "PTX given as text"
-            raise TmemvizError(
-                f"the TMEM map of {where} is drawn by 'tmemviz check ... -o map.png' (it reads once)"
-            )
-        explainer = Explainer(catalog)
-        explainer.lazy_cells = True
-        module, tracker = analyse(m.path, text_lines(m.path), explainer, explainer.footprint)
+        tracker = getattr(m, "tracker", None)
+        if tracker is None:
+            raise TmemvizError(f"{m.path} was explained without following its registers; no TMEM map to draw")
         records: dict[Any, list[Any]] = {}
-        for record in module.instructions:
+        for record in m.instructions:
             records.setdefault(record.get("function"), []).append(record)
         regions = {
             k.name or f"line {k.line}": place(k, records.get(k.name, []), catalog) for k in tracker.kernels

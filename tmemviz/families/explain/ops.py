@@ -14,6 +14,7 @@ from tmemviz.errors import TmemvizError
 from tmemviz.families.explain import answers
 from tmemviz.families.explain.scan import Function, Module, Warning
 from tmemviz.ptx.line import PtxLine
+from tmemviz.ptx.targets import runs_ld_red
 
 OPS = (
     "alloc",
@@ -28,8 +29,9 @@ OPS = (
     "commit",
     "fence",
 )
+CACHED_CHARS = 1 << 25
+"""Cells JSON kept for repeats (32 Mi characters): memory stays bounded whatever the module."""
 _CTA = re.compile(r"cta_group::([12])")
-LD_RED_TARGET = re.compile(r"^sm_(\d+)([af])$")
 
 
 class Explainer:
@@ -43,6 +45,10 @@ class Explainer:
         """Records hold :class:`LazyCells` instead of cell dicts (the streamed JSON writes them from
         :meth:`cells_json`'s per-layout template: kernels repeat the same layout with other registers)."""
         self.templates: dict[tuple[Any, ...], str] = {}
+        self.texts: dict[LazyCells, str] = {}
+        """Cells JSON already written, by layout and register names: a kernel repeats an instruction
+        (unrolled loops, inlined helpers) with the same registers; at most :data:`CACHED_CHARS` kept."""
+        self._cached = 0
 
     def preview(self, cells: LazyCells, count: int) -> tuple[list[dict[str, Any]], int]:
         """The first ``count`` cells of thread 0 (what the table shows) and how many thread 0 has."""
@@ -54,6 +60,9 @@ class Explainer:
         """The JSON text of one ld/st's cells, exactly as ``json.dumps`` of :func:`answers.cell_records`."""
         import json
 
+        text = self.texts.get(cells)
+        if text is not None:
+            return text
         template = self.templates.get(cells.key)
         ins, found, _, _ = self.layouts[cells.key]
         count = ins.registers_per_thread
@@ -63,7 +72,11 @@ class Explainer:
             text = text.replace("{", "{{").replace("}", "}}")
             template = self.templates[cells.key] = re.sub(r'"\\u0001(\d+)\\u0001"', r"{\1}", text)
         names = [json.dumps(n) for n in cells.names or ()]
-        return template.format(*names, *["null"] * (count - len(names)))
+        text = template.format(*names, *["null"] * (count - len(names)))
+        if self._cached + len(text) <= CACHED_CHARS:
+            self.texts[cells] = text
+            self._cached += len(text)
+        return text
 
     def footprint(self, line: PtxLine) -> tuple[str | None, frozenset[tuple[int, int]]] | None:
         """The cells (lane, column relative to the base register) a tcgen05.ld/st touches, for the
@@ -111,7 +124,7 @@ class Explainer:
 
         op = "ld.red" if tokens[1] == "ld" and "red" in tokens[2:3] else tokens[1]
         out: dict[str, Any] = {"op": op}
-        if op == "ld.red" and not _runs_ld_red(module.target):
+        if op == "ld.red" and not runs_ld_red(module.target):
             module.warnings.append(
                 Warning(
                     n,
@@ -354,19 +367,6 @@ def _fence(
         "op": kind,
         "summary": f"orders prior tcgen05 operations {order} a thread synchronization (PTX, tcgen05.fence)",
     }
-
-
-def _runs_ld_red(target: str | None) -> bool:
-    """Whether ``.target`` runs tcgen05.ld.red: sm_101a/sm_110a, families 101f, 103f, 110f and up (seed).
-
-    >>> [_runs_ld_red(t) for t in ("sm_100a", "sm_103a", "sm_103f", "sm_110a", "sm_100f", "sm_120a", None)]
-    [False, True, True, True, False, False, False]
-    """
-    m = LD_RED_TARGET.match(target or "")
-    if not m:
-        return False
-    arch = int(m.group(1))
-    return arch in (101, 103) or 110 <= arch < 120  # sm_11x: "sm_110f or higher in the same family"
 
 
 _HANDLERS = {

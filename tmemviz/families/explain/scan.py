@@ -49,6 +49,8 @@ class Module:
     instructions: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[Warning] = field(default_factory=list)
     count: int = 0
+    tracker: Any = None
+    """The allocation tracker fed by the same read (:func:`records` with a tracker), for the TMEM map."""
 
 
 Explainer = Callable[[int, str, PtxLine, FunctionState, Module], "dict[str, Any] | None"]
@@ -70,17 +72,29 @@ def scan(path: str, lines: Iterable[str], explain: Explainer, footprint: Footpri
 
 
 def records(
-    module: Module, lines: Iterable[str], explain: Explainer, footprint: Footprint | None = None
+    module: Module,
+    lines: Iterable[str],
+    explain: Explainer,
+    footprint: Footprint | None = None,
+    tracker: Any = None,
 ) -> Iterator[dict[str, Any]]:
     """The records of ``module``'s tcgen05 instructions as they are made; its target and warnings are
-    set on ``module`` as the scan goes (all of them once the iterator is exhausted)."""
+    set on ``module`` as the scan goes (all of them once the iterator is exhausted).
+
+    ``tracker`` (:class:`~tmemviz.families.explain.allocation.Tracker`), when given, is fed every event of
+    the same read (what the TMEM map draws) and kept on ``module``: the file is read once."""
     warn = module.warnings.append
-    for e in events(lines, footprint):
+    module.tracker = tracker
+    for e in events(lines, footprint, every=tracker is not None):
+        if tracker is not None:
+            tracker.observe(e)
         kind = e.kind
         if kind == "tcgen05":
             s, line = e.statement, e.line
             assert s is not None and line is not None
             record = explain(s.first, collapse(s.text) + ";", line, e.fn, module)
+            if tracker is not None:
+                tracker.explained(e)
             if record is None:
                 continue
             module.count += 1

@@ -25,7 +25,8 @@ def explain_sources(
     """Scan each file (then ``text``, named ``<text>``) with one explainer, as one document.
 
     ``table_only``: each ld/st record keeps only the cells the table shows (thread 0's first ones), so a
-    module of any length costs a row per instruction; such a document is for the table alone.
+    module of any length costs a row per instruction; such a document is for the table alone. Otherwise
+    the allocation tracker follows the same read, so the document's TMEM map reads no file again.
     """
     from tmemviz.families.explain.document import explain_document
     from tmemviz.families.explain.ops import Explainer, LazyCells
@@ -34,7 +35,7 @@ def explain_sources(
     explainer = Explainer(catalog)
     explainer.lazy_cells = table_only
     modules = []
-    for module, made in scanned(files, text, explainer):
+    for module, made in scanned(files, text, explainer, track=not table_only):
         for record in made:
             cells = record.get("cells")
             if isinstance(cells, LazyCells):
@@ -45,12 +46,13 @@ def explain_sources(
 
 
 def scanned(
-    files: Sequence[str | os.PathLike[str]], text: str | None, explainer: Explainer
+    files: Sequence[str | os.PathLike[str]], text: str | None, explainer: Explainer, *, track: bool = False
 ) -> Iterator[tuple[Module, Iterator[dict[str, Any]]]]:
     """The one dispatch point from what the user gave to explained modules: per file (``-`` is standard
     input, readable once), then ``text`` (named ``<text>``), its :class:`Module` and its instruction
     records as they are made (consume them before the next module). Another input language (SASS)
-    plugs in here: a scanner that yields records with the same fields."""
+    plugs in here: a scanner that yields records with the same fields. ``track``: the allocation tracker
+    follows the same read (``module.tracker``, what the TMEM map draws)."""
     from tmemviz.families.explain.scan import records
     from tmemviz.files import text_lines
 
@@ -67,7 +69,15 @@ def scanned(
     # PTX, a SASS listing or a cubin, told by content; SASS given with its PTX is paired (explain/machine.py).
     from tmemviz.families.explain.machine import dispatch
 
-    yield from dispatch(inputs, explainer, lambda m, lines: records(m, lines, explainer, explainer.footprint))
+    def ptx(module: Module, lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+        tracker = None
+        if track:
+            from tmemviz.families.explain.allocation import Tracker
+
+            tracker = Tracker(explainer.footprint)
+        return records(module, lines, explainer, explainer.footprint, tracker)
+
+    yield from dispatch(inputs, explainer, ptx)
 
 
 def stream_json(
