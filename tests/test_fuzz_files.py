@@ -42,9 +42,6 @@ def hostile() -> dict[str, bytes]:
 
 
 INPUTS = hostile()
-PENDING = {("explain", "huge-immediate")}
-"""Immediates of the PTX reader itself past Python's 4,300-digit int limit: the reader's own bound,
-changed with the reader, refuses them; until it is in, a trace here is expected."""
 
 
 def check(code: int, err: str) -> None:
@@ -67,9 +64,6 @@ CASES = [
         reader,
         argv,
         name,
-        marks=[pytest.mark.xfail(reason=PENDING.__doc__ or "", strict=False)]
-        if (reader, name) in PENDING
-        else [],
         id=f"{reader}-{name}",
     )
     for reader, argv in READERS
