@@ -20,6 +20,7 @@ from tmemviz.families.explain.regions import Region, place
 from tmemviz.families.explain.scan import hazard_message
 from tmemviz.ptx.targets import runs_ld_red
 from tmemviz.tmem import TMEM_COLUMNS
+from tmemviz.values import plural
 
 ACCESSES = ("ld", "st", "cp", "mma", "shift")
 
@@ -246,7 +247,7 @@ def _cta_group(kernel: Kernel) -> Iterable[Finding]:
         if g != usual:
             yield Finding(
                 s.line, "error", "cta-group-mixed",
-                f".cta_group::{g} here, but {counts[usual]} other tcgen05 instruction(s) of "
+                f".cta_group::{g} here, but {plural(counts[usual], 'other tcgen05 instruction')} of "
                 f"{short(kernel.name)} use .cta_group::{usual} (first on line {first.line}): all of a "
                 "kernel's must agree (PTX 9.7.16.9.3)",
             )  # fmt: skip

@@ -9,6 +9,7 @@ from typing import Any
 from tmemviz.draw.document import Document
 from tmemviz.families.check.findings import failing
 from tmemviz.families.check.source import Checked
+from tmemviz.values import plural
 
 NOTES = (
     "a finding rests only on what the PTX proves: an address the analysis cannot follow (a register "
@@ -41,7 +42,7 @@ def check_document(checked: Sequence[Checked]) -> Document:
 
     return Document(
         kind="check",
-        title=f"{count} finding(s) in {len(files)} file(s)",
+        title=f"{plural(count, 'finding')} in {plural(len(files), 'file')}",
         header={},
         lists=lambda: (("files", files),),
         main="files",

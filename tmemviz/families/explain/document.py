@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from tmemviz.draw.document import Document
 from tmemviz.families.explain.answers import file_record
 from tmemviz.families.explain.scan import Module
+from tmemviz.values import plural
 
 NOTES = (
     "ld/st lanes and columns are relative to the base register of the address, its immediate applied "
@@ -48,7 +49,7 @@ def explain_document(modules: Sequence[Module]) -> Document:
 
     return Document(
         kind="explain",
-        title=f"{count} tcgen05 instruction(s)",
+        title=plural(count, "tcgen05 instruction"),
         header={},
         lists=lambda: (("files", files),),
         main="files",
