@@ -133,7 +133,10 @@ class Document:
         return {"text/plain": repr(self), "text/html": self._repr_html_()}
 
     def __repr__(self) -> str:
-        count = f", {len(self.cells)} {self.main}" if self.lists is not None else ""
+        n = len(self.cells)
+        # main names the records in the plural ("cells", "files"); one of them is said in the singular.
+        count = f", {n} {self.main[:-1] if n == 1 and self.main.endswith('s') else self.main}"
+        count = count if self.lists is not None else ""
         return f"<tmemviz {self.kind}: {self.title}{count}>"
 
 
