@@ -13,12 +13,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tmemviz.families.check.findings import Finding, ordered
-from tmemviz.families.check.targets import devices, runs_tcgen05
 from tmemviz.families.explain.addresses import Tmem, trusted
 from tmemviz.families.explain.allocation import Kernel, Statement
 from tmemviz.families.explain.regions import Region, place
 from tmemviz.families.explain.scan import hazard_message
-from tmemviz.ptx.targets import runs_ld_red
+from tmemviz.ptx.targets import devices, runs_ld_red, runs_tcgen05
 from tmemviz.tmem import TMEM_COLUMNS
 from tmemviz.values import plural
 
