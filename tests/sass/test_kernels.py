@@ -140,6 +140,11 @@ def test_cli_reads_a_listing_from_stdin(
     assert '"language": "sass"' in out and "16dp32bit_t16_t31" in out
 
 
+def test_a_listing_has_no_tmem_map_and_says_why(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    line = bad(capsys, "explain", str(KERNELS / "triton_mma_scaled.sass"), "-o", str(tmp_path / "m.png"))
+    assert "is SASS" in line and "give the PTX" in line and not (tmp_path / "m.png").exists()
+
+
 def test_cubin_without_nvdisasm_is_one_sentence(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

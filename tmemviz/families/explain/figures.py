@@ -54,6 +54,11 @@ def explain_map(modules: Sequence[Any], detail: str = "auto") -> FigureSpec:
     for m in modules:
         tracker = getattr(m, "tracker", None)
         if tracker is None:
+            if getattr(m, "language", "ptx") == "sass":
+                raise TmemvizError(
+                    f"{m.path} is SASS: the TMEM map is drawn from PTX (it follows each alloc's base through "
+                    "its registers); give the PTX the cubin was assembled from"
+                )
             raise TmemvizError(f"{m.path} was explained without following its registers; no TMEM map to draw")
         records: dict[Any, list[Any]] = {}
         for record in m.instructions:
