@@ -149,3 +149,12 @@ def test_check_reads_standard_input_once(
     out = tmp_path / "map.html"
     code, _, err = run(capsys, "check", "-", "-o", str(out))
     assert (code, err) == (0, "") and out.stat().st_size > 0
+
+
+def test_sarif_is_a_form_of_the_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The API's save() writes the SARIF that -o FILE.sarif writes (one document, one writer)."""
+    bad_ptx = broken(tmp_path)
+    code, _, _ = run(capsys, "check", str(bad_ptx), "-o", str(tmp_path / "cli.sarif"))
+    assert code == 1
+    tmemviz.check(bad_ptx).save(tmp_path / "api.sarif")
+    assert (tmp_path / "api.sarif").read_bytes() == (tmp_path / "cli.sarif").read_bytes()

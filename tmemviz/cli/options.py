@@ -117,7 +117,7 @@ def catalog(layouts: Optional[list[Path]]) -> Catalog:
 
 def show(
     doc: Document,
-    format: Optional[Format],
+    format: Optional[Enum],
     output: Optional[str],
     *,
     view: Optional[str] = None,
@@ -125,6 +125,9 @@ def show(
     dpi: int = 100,
 ) -> None:
     """Print ``doc`` (a colored table, JSON or CSV) or write what ``-o`` and ``--format`` say.
+
+    ``format`` is a :class:`Format`, or a command's own superset of it (``check``'s adds ``sarif``,
+    a form of its document).
 
     The format is settled before anything is computed or written, so a contradiction writes
     nothing; the file is written atomically.

@@ -74,6 +74,9 @@ class Document:
     csv: Optional[Callable[[], tuple[Sequence[str], Iterable[Sequence[Any]]]]] = None
     views: Mapping[str, Callable[[int], View]] = field(default_factory=dict)
     figure: Optional[Callable[[str], FigureSpec]] = None
+    more: Mapping[str, Callable[[], str]] = field(default_factory=dict)
+    """Text forms only this result has, by suffix (``check``'s ``sarif``): written as ``-o`` and
+    ``--format`` write the others."""
     notes: tuple[str, ...] = ()
     """Where the answer rests on something other than the PTX text: printed under tables."""
     warnings: tuple[str, ...] = ()
@@ -182,18 +185,19 @@ def output_format(output: Optional[str], given: Optional[str], doc: Document) ->
     suffix, or a format this result does not have is a :class:`TmemvizError`.
     """
     fmt = None
+    known = (*SUFFIXES, *doc.more)
     if given is not None:
         fmt = ALIASES.get(given.lower(), given.lower())
-        if fmt not in SUFFIXES:
-            raise TmemvizError(f"unknown format '{given}'; use {_listed(('table', *SUFFIXES[:-1]))}")
+        if fmt not in known:
+            raise TmemvizError(f"unknown format '{given}'; use {_listed(('table', *known[:-1]))}")
     if output is not None and output != "-":
         suffix = Path(output).suffix.lower()
         if suffix:
             by_suffix = suffix.lstrip(".")
-            if by_suffix not in SUFFIXES:
+            if by_suffix not in known:
                 raise TmemvizError(
                     f"unsupported output suffix '{Path(output).suffix}'; use "
-                    f"{_listed(tuple('.' + s for s in SUFFIXES))} (the suffix says what is written)"
+                    f"{_listed(tuple('.' + s for s in known))} (the suffix says what is written)"
                 )
             if fmt is not None and fmt != by_suffix:
                 raise TmemvizError(
@@ -210,12 +214,14 @@ def output_format(output: Optional[str], given: Optional[str], doc: Document) ->
 
 def check_available(doc: Document, fmt: str) -> None:
     """Refuse a format the result cannot be written in, naming those it can."""
-    have = [f for f in SUFFIXES if available(doc, f)]
+    have = [f for f in (*SUFFIXES, *doc.more) if available(doc, f)]
     if fmt not in have:
         raise TmemvizError(f"{_a(doc.kind)} result has no {_what(fmt)}; write it as {_listed(have)}")
 
 
 def available(doc: Document, fmt: str) -> bool:
+    if fmt in doc.more:
+        return True
     if fmt in FIGURES:
         return doc.figure is not None
     if fmt == "csv":
@@ -252,8 +258,10 @@ def render(
     detail: str = "auto",
     dpi: int = 100,
 ) -> bytes:
-    """``doc`` in format ``fmt`` (one of :data:`SUFFIXES`), as bytes."""
+    """``doc`` in format ``fmt`` (one of :data:`SUFFIXES` or of ``doc.more``), as bytes."""
     check_available(doc, fmt)
+    if fmt in doc.more:
+        return doc.more[fmt]().encode()
     if fmt == "json":
         return json_text(doc).encode()
     if fmt == "csv":

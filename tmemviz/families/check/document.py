@@ -1,5 +1,6 @@
 """Checked PTX modules as one :class:`~tmemviz.draw.document.Document`: findings as JSON, CSV and a
-table, and the kernels' TMEM map (the explain family's figure) as PNG, SVG or HTML."""
+table, SARIF 2.1.0 for code scanning, and the kernels' TMEM map (the explain family's figure) as PNG,
+SVG or HTML."""
 
 from __future__ import annotations
 
@@ -40,6 +41,12 @@ def check_document(checked: Sequence[Checked]) -> Document:
 
         return map_spec([(c.path, c.kernels, c.regions) for c in checked], detail)
 
+    def sarif() -> str:
+        from tmemviz import __version__
+        from tmemviz.families.check.sarif import sarif_text
+
+        return sarif_text(checked, __version__)
+
     return Document(
         kind="check",
         title=f"{plural(count, 'finding')} in {plural(len(files), 'file')}",
@@ -50,6 +57,7 @@ def check_document(checked: Sequence[Checked]) -> Document:
         csv=csv,
         views={"findings": table},
         figure=figure,
+        more={"sarif": sarif},
         notes=NOTES,
         subject=checked,
     )
