@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from cli_run import ok, run
 
-from tmemviz import __version__, files
+from tmemviz import __version__, writing
 from tmemviz.cli.app import COMMANDS, version
 from tmemviz.errors import TmemvizError
 
@@ -102,7 +102,7 @@ def test_an_interrupted_write_leaves_the_old_file_and_no_temp(
 
     monkeypatch.setattr(os, "replace", fail)
     with pytest.raises(TmemvizError, match="No space left"):
-        files.write_atomic(target, b"new contents")
+        writing.write_atomic(target, b"new contents")
     assert target.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
 
@@ -123,7 +123,7 @@ def test_a_write_is_synced_before_the_rename_and_the_directory_after(
 
     monkeypatch.setattr(os, "fsync", fsync)
     monkeypatch.setattr(os, "replace", replace)
-    files.write_atomic(tmp_path / "out.txt", b"data")
+    writing.write_atomic(tmp_path / "out.txt", b"data")
     assert events == ["fsync-file", "rename", "fsync-dir"]
     assert (tmp_path / "out.txt").read_bytes() == b"data"
 

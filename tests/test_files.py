@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from cli_run import bad, ok, run
 
-from tmemviz import files
+from tmemviz import files, writing
 from tmemviz.errors import TmemvizError
 
 # --- -o: regular files, links, special files, directories -------------------------------------------
@@ -23,12 +23,12 @@ def test_an_existing_files_mode_is_kept_and_a_new_file_follows_the_umask(tmp_pat
     secret = tmp_path / "secret.json"
     secret.write_text("old")
     secret.chmod(0o600)
-    files.write_atomic(secret, b"new")
+    writing.write_atomic(secret, b"new")
     assert secret.read_bytes() == b"new"
     assert stat.S_IMODE(secret.stat().st_mode) == 0o600
     umask = os.umask(0o027)
     try:
-        files.write_atomic(tmp_path / "fresh.json", b"x")
+        writing.write_atomic(tmp_path / "fresh.json", b"x")
     finally:
         os.umask(umask)
     assert stat.S_IMODE((tmp_path / "fresh.json").stat().st_mode) == 0o640
@@ -46,7 +46,7 @@ def test_a_symlink_is_followed_and_stays_a_link(tmp_path: Path, capsys: pytest.C
     assert sorted(p.name for p in (tmp_path / "data").iterdir()) == ["real.json"]  # no temp left behind
     dangling = tmp_path / "dangling.json"
     dangling.symlink_to(tmp_path / "data" / "new.json")
-    files.write_atomic(dangling, b"{}")
+    writing.write_atomic(dangling, b"{}")
     assert dangling.is_symlink() and (tmp_path / "data" / "new.json").read_bytes() == b"{}"
 
 
@@ -55,7 +55,7 @@ def test_a_hard_linked_file_is_written_in_place_and_keeps_its_links(tmp_path: Pa
     first.write_text("old")
     second = tmp_path / "b.txt"
     os.link(first, second)
-    files.write_atomic(first, b"new")
+    writing.write_atomic(first, b"new")
     assert second.read_bytes() == b"new"
     assert first.stat().st_ino == second.stat().st_ino and first.stat().st_nlink == 2
 
@@ -66,7 +66,7 @@ def test_a_fifo_is_written_in_place(tmp_path: Path) -> None:
     got: list[bytes] = []
     reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
     reader.start()
-    files.write_atomic(fifo, b"through the pipe")
+    writing.write_atomic(fifo, b"through the pipe")
     reader.join(timeout=10)
     assert got == [b"through the pipe"]
     assert stat.S_ISFIFO(fifo.stat().st_mode)
@@ -110,7 +110,7 @@ def test_a_directory_or_a_trailing_slash_is_refused(
     (tmp_path / "dir.json").mkdir()
     assert "is a directory" in bad(capsys, "layout", "16x256b", "-o", str(tmp_path / "dir.json"))
     with pytest.raises(TmemvizError, match="ending in '/'"):
-        files.write_atomic(f"{tmp_path}/x/", b"")
+        writing.write_atomic(f"{tmp_path}/x/", b"")
 
 
 # --- bounded reading ----------------------------------------------------------------------------------

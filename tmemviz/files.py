@@ -12,10 +12,7 @@ size and modification time, so a one-shot query need not import PyYAML. Users'
 own files are always parsed afresh. A cache that cannot be read or written is
 simply not used.
 
-Writing is :func:`tmemviz.writing.write_atomic` (also importable from here): a regular
-file is replaced through a temp file and a rename, so readers never see a half-written
-file; special files are written in place, symbolic links followed, hard links and
-permissions kept.
+Writing what ``-o`` names is :mod:`tmemviz.writing`.
 """
 
 from __future__ import annotations
@@ -28,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from tmemviz.errors import TmemvizError
-from tmemviz.writing import write_atomic as write_atomic  # re-exported: files in and out, one place
 
 MAX_FILE_BYTES = 1 << 20
 
@@ -114,6 +110,8 @@ class _DocumentCache:
                 return
             self.entries[key] = doc
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            from tmemviz.writing import write_atomic
+
             write_atomic(self.path, marshal.dumps(self.entries), durable=False)
         except (OSError, TypeError, ValueError, TmemvizError, RecursionError):
             self.entries.pop(key, None)  # an unwritable cache directory only costs the next run time

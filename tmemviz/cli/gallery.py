@@ -32,7 +32,7 @@ def gallery(
     from tmemviz import gallery as gallery_index
     from tmemviz.draw.figure import draw, render
     from tmemviz.draw.html import page
-    from tmemviz.files import write_atomic
+    from tmemviz.writing import write_atomic
 
     items = gallery_index.entries(catalog(layouts))
     try:

@@ -149,7 +149,7 @@ def show(
         sys.stdout.buffer.write(data) if fmt in FIGURES else sys.stdout.write(data.decode())
         sys.stdout.flush()
         return
-    from tmemviz.files import write_atomic
+    from tmemviz.writing import write_atomic
 
     write_atomic(output, data)  # as typed: a trailing '/' must reach write_atomic
 
@@ -196,7 +196,7 @@ def deliver(body: str | View, output: Optional[str | Path], notes: Sequence[str]
     if output is None:
         sys.stdout.write(body)
     else:
-        from tmemviz.files import write_atomic
+        from tmemviz.writing import write_atomic
 
         write_atomic(output, body.encode())
 

@@ -122,7 +122,7 @@ class Document:
         self, path: str | Path, *, detail: str = "auto", dpi: int = 100, view: Optional[str] = None
     ) -> Path:
         """Write what ``-o path`` writes (the format from the suffix), atomically; returns the path."""
-        from tmemviz.files import write_atomic
+        from tmemviz.writing import write_atomic
 
         fmt = output_format(str(path), None, self)
         write_atomic(path, render(self, fmt, view=view, detail=detail, dpi=dpi))
