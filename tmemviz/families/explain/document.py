@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tmemviz.catalog import Catalog
 from tmemviz.draw.document import Document
 from tmemviz.families.explain.answers import file_record
 from tmemviz.families.explain.scan import Module
@@ -20,13 +21,13 @@ NOTES = (
 )
 
 
-def _map(modules: Sequence[Module], detail: str):  # type: ignore[no-untyped-def]
+def _map(modules: Sequence[Module], catalog: Catalog, detail: str):  # type: ignore[no-untyped-def]
     from tmemviz.families.explain.figures import explain_map
 
-    return explain_map(modules, detail)
+    return explain_map(modules, catalog, detail)
 
 
-def explain_document(modules: Sequence[Module]) -> Document:
+def explain_document(modules: Sequence[Module], catalog: Catalog) -> Document:
     """Every file's tcgen05 instructions and warnings, in line order."""
     files = [file_record(m) for m in modules]
     count = sum(len(f["instructions"]) for f in files)
@@ -56,7 +57,7 @@ def explain_document(modules: Sequence[Module]) -> Document:
         nested="instructions",
         csv=csv,
         views={"instructions": table},
-        figure=lambda detail: _map(modules, detail),
+        figure=lambda detail: _map(modules, catalog, detail),
         notes=NOTES,
         subject=modules,
     )

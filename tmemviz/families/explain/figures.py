@@ -40,16 +40,13 @@ def gallery_entries(catalog: Catalog) -> list[object]:
     return []
 
 
-def explain_map(modules: Sequence[Any], detail: str = "auto") -> FigureSpec:
+def explain_map(modules: Sequence[Any], catalog: Catalog, detail: str = "auto") -> FigureSpec:
     """The map of explained modules (``tmemviz explain FILE -o map.png``), from the allocation tracker
-    that followed the one read of each file (``module.tracker``); no file is read again."""
-    from tmemviz.catalog import load_catalog
+    that followed the one read of each file (``module.tracker``); no file is read again, and the shapes
+    are the run's own catalog (``--layouts`` included), as the explanation's were."""
     from tmemviz.errors import TmemvizError
-    from tmemviz.families.cp.shapes import KIND as CP
     from tmemviz.families.explain.regions import place
-    from tmemviz.families.ldst.shapes import KIND as LDST
 
-    catalog = load_catalog([], (LDST, CP), lazy=True)
     files = []
     for m in modules:
         tracker = getattr(m, "tracker", None)

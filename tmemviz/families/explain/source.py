@@ -42,7 +42,7 @@ def explain_sources(
                 record["cells"], record["thread0_cells"] = explainer.preview(cells, 2 * REGISTERS_SHOWN)
             module.instructions.append(record)
         modules.append(module)
-    return explain_document(modules)
+    return explain_document(modules, catalog)
 
 
 def scanned(
