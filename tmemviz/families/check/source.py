@@ -1,5 +1,5 @@
 """Where checked PTX comes from: each file read once (``-`` is stdin), or a string, by the explain scanner
-and the allocation tracker in step (:func:`tmemviz.families.explain.allocation.analyse`)."""
+and the allocation tracker in step (:func:`tmemviz.families.explain.scan.records` with a tracker)."""
 
 from __future__ import annotations
 
@@ -30,12 +30,15 @@ class Checked:
 
 def check_file(path: str, lines: Any, catalog: Catalog) -> Checked:
     from tmemviz.families.check.analysis import check_module
-    from tmemviz.families.explain.allocation import analyse
+    from tmemviz.families.explain.allocation import Tracker
     from tmemviz.families.explain.ops import Explainer
+    from tmemviz.families.explain.scan import Module, records
 
     explainer = Explainer(catalog)
     explainer.lazy_cells = True  # cells are not written: each ld/st's extent comes from its layout
-    module, tracker = analyse(path, lines, explainer, explainer.footprint)
+    module, tracker = Module(path), Tracker(explainer.footprint)
+    # The explain scanner's one read, the tracker fed every event of it (as explain's TMEM map is).
+    module.instructions.extend(records(module, lines, explainer, explainer.footprint, tracker))
     findings, regions = check_module(module, tracker.kernels, tracker.hazards, catalog)
     return Checked(path, findings, tracker.kernels, regions)
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +34,7 @@ from tmemviz.families.explain.addresses import (
 from tmemviz.ptx.line import PtxLine, opcode_of, parse_immediate, parse_line
 from tmemviz.ptx.registers import NO_DESTINATION
 from tmemviz.ptx.statements import collapse
-from tmemviz.ptx.stream import BRANCHES, Event, Hazard, events
+from tmemviz.ptx.stream import BRANCHES, Event, Hazard
 
 _REGISTER = re.compile(r"%[\w$.]+")
 _MODELLED = frozenset(
@@ -371,26 +370,3 @@ def _located(where: Value | None, space: str) -> Ptr | None:
     if where.root[0] == "opaque":
         return Ptr(where.root, where.offset, space, where.deps)
     return where if where.space == space else None
-
-
-def analyse(path: str, lines: Iterable[str], explain: Any, footprint: Any = None) -> tuple[Any, Tracker]:
-    """One read of ``lines`` by the shared reader (every statement): the tracker follows each, and each
-    tcgen05 instruction is explained by ``explain`` as the explain scanner does; returns the module
-    (target, instruction records, the explainer's own warnings) and the tracker (kernels, hazards)."""
-    from tmemviz.families.explain.scan import Module
-
-    module = Module(path)
-    tracker = Tracker(footprint)
-    for event in events(lines, footprint, every=True):
-        tracker.observe(event)
-        kind = event.kind
-        if kind == "tcgen05" and event.statement is not None and event.line is not None:
-            s = event.statement
-            record = explain(s.first, collapse(s.text) + ";", event.line, event.fn, module)
-            if record is not None:
-                module.instructions.append(record)
-            tracker.explained(event)  # after explain: its layout is known
-        elif kind == "target" and module.target is None:
-            module.target = event.target
-    module.count = len(module.instructions)
-    return module, tracker
