@@ -30,6 +30,36 @@ def cell_records(cells: Sequence[Any], registers: Sequence[str] | None, pack: bo
     ]  # fmt: skip
 
 
+def cells_template(cells: Sequence[Any], count: int, pack: bool) -> str:
+    """The JSON of :func:`cell_records` for ``count`` registers as a :meth:`str.format` template whose
+    field ``{i}`` is register i's name in JSON (a string, or ``null``): written once per layout, filled
+    per instruction. Exactly ``json.dumps``'s text (its separators, ints as ``repr``).
+
+    >>> from tmemviz.families.ldst.layout import Cell
+    >>> cells_template([Cell(0, 0, None, 3, 4), Cell(0, 1, None, 3, 5)], 1, False)
+    '[{{"thread": 0, "reg": 0, "register": {0}, "lane": 3, "col": 4}}, \
+{{"thread": 0, "reg": 1, "register": null, "lane": 3, "col": 5}}]'
+    """
+    if not all(type(c.thread) is int and type(c.reg) is int and type(c.lane) is int and type(c.col) is int
+               and (not pack or c.half is None or type(c.half) is int) for c in cells):  # fmt: skip
+        import json
+
+        marks = [f"\x01{i}\x02" for i in range(count)]  # each becomes the field {i}; no other string has them
+        text = json.dumps(cell_records(cells, marks, pack)).replace("{", "{{").replace("}", "}}")
+        return text.replace('"\\u0001', "{").replace('\\u0002"', "}")
+    names = [f"{{{i}}}" for i in range(count)]
+    if pack:
+        pattern = '{{"thread": %d, "reg": %d, "half": %s, "register": %s, "lane": %d, "col": %d}}'
+        items = [pattern % (c.thread, c.reg, "null" if c.half is None else c.half,
+                            names[c.reg] if c.reg < count else "null", c.lane, c.col)
+                 for c in cells]  # fmt: skip
+    else:
+        pattern = '{{"thread": %d, "reg": %d, "register": %s, "lane": %d, "col": %d}}'
+        items = [pattern % (c.thread, c.reg, names[c.reg] if c.reg < count else "null", c.lane, c.col)
+                 for c in cells]  # fmt: skip
+    return "[" + ", ".join(items) + "]"
+
+
 def ldst_summary(ins: Any, base: str | None) -> str:
     """E.g. ``16x64b.x8: threads load lanes 16..31, columns 0..15 relative to %r2 (8 registers/thread)``."""
     verb = {"ld": "load", "st": "store"}[ins.op]

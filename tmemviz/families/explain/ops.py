@@ -7,12 +7,14 @@ are warnings (line-numbered) on the module, never exceptions: a kernel is explai
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import Any
 
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain import answers
+from tmemviz.families.explain.memo import Heads, LazyCells, Made, remember
 from tmemviz.families.explain.scan import Function, Module, Warning
+from tmemviz.families.explain.short_ops import alloc, commit, fence, shift, wait
 from tmemviz.ptx.line import PtxLine
 from tmemviz.ptx.targets import runs_ld_red
 
@@ -30,7 +32,8 @@ OPS = (
     "fence",
 )
 CACHED_CHARS = 1 << 25
-"""Cells JSON kept for repeats (32 Mi characters): memory stays bounded whatever the module."""
+"""Cells JSON kept for repeats, and records remembered (memo.py), each up to 32 Mi characters: memory
+stays bounded whatever the module."""
 _CTA = re.compile(r"cta_group::([12])")
 
 
@@ -49,6 +52,12 @@ class Explainer:
         """Cells JSON already written, by layout and register names: a kernel repeats an instruction
         (unrolled loops, inlined helpers) with the same registers; at most :data:`CACHED_CHARS` kept."""
         self._cached = 0
+        self.known: dict[tuple[Any, ...], _Known] = {}
+        """Per distinct statement (memo.py): what it needs, and its records made so far."""
+        self.last: tuple[dict[str, Any], Made | None] | None = None
+        """The record just made, and its :class:`Made` (what :meth:`text_of` writes it from)."""
+        self._size = 0
+        self.heads = Heads()
 
     def preview(self, cells: LazyCells, count: int) -> tuple[list[dict[str, Any]], int]:
         """The first ``count`` cells of thread 0 (what the table shows) and how many thread 0 has."""
@@ -56,8 +65,9 @@ class Explainer:
         first = [c for c in found if c.thread == 0]
         return answers.cell_records(first[:count], cells.names, ins.pack), len(first)
 
-    def cells_json(self, cells: LazyCells) -> str:
-        """The JSON text of one ld/st's cells, exactly as ``json.dumps`` of :func:`answers.cell_records`."""
+    def cells_json(self, cells: LazyCells, keep: bool = True) -> str:
+        """The JSON text of one ld/st's cells, exactly as ``json.dumps`` of :func:`answers.cell_records`;
+        ``keep``: remembered for a repeat (memo.py remembers its own)."""
         import json
 
         text = self.texts.get(cells)
@@ -67,13 +77,10 @@ class Explainer:
         ins, found, _, _ = self.layouts[cells.key]
         count = ins.registers_per_thread
         if template is None:
-            marks = [f"\x01{i}\x01" for i in range(count)]
-            text = json.dumps(answers.cell_records(found, marks, ins.pack))
-            text = text.replace("{", "{{").replace("}", "}}")
-            template = self.templates[cells.key] = re.sub(r'"\\u0001(\d+)\\u0001"', r"{\1}", text)
+            template = self.templates[cells.key] = answers.cells_template(found, count, ins.pack)
         names = [json.dumps(n) for n in cells.names or ()]
         text = template.format(*names, *["null"] * (count - len(names)))
-        if self._cached + len(text) <= CACHED_CHARS:
+        if keep and self._cached + len(text) <= CACHED_CHARS:
             self.texts[cells] = text
             self._cached += len(text)
         return text
@@ -93,10 +100,57 @@ class Explainer:
     def __call__(
         self, line: int, statement: str, parsed: PtxLine, fn: Function, module: Module
     ) -> dict[str, Any] | None:
-        record: dict[str, Any] = {"line": line, "ptx": statement, "function": fn.name}
-        tokens = [t.lower() for t in parsed.qualifiers]
-        if len(tokens) < 2 or tokens[0] != "tcgen05":
+        # Everything the record depends on but the one register constant (memo.py); that constant is
+        # looked up once per statement, then picks among what this statement made before.
+        key = (parsed.text, parsed.guard, parsed.opcode, parsed.operands, module.target, self.lazy_cells)
+        known = self.known.get(key)
+        if known is None:
+            if self._size > CACHED_CHARS:
+                self.known.clear()
+                self._size = 0
+            known = self.known[key] = _Known(parsed)
+            self._size += len(parsed.text) + 200
+        if known.tokens is None:
             return None  # a name that merely contains tcgen05 (a label, a comment-like token)
+        value = None if known.operand is None else fn.constants.get(known.operand)
+        made = known.made.get(value)
+        if made is None:
+            start = len(module.warnings)
+            record = self._answer(line, statement, parsed, fn.name, module, known, value)
+            new = module.warnings[start:]
+            if all(w.line == line for w in new):
+                made = remember(record, tuple(w.message for w in new))
+                if made is not None:  # handed out as a copy too: the first record shares nothing either
+                    known.made[value] = made
+                    self._size += made.size
+                    record = made.record(line, statement, fn.name)
+        else:
+            record = made.record(line, statement, fn.name)
+            for message in made.messages:
+                module.warnings.append(Warning(line, message))
+        self.last = (record, made)
+        return record
+
+    def text_of(self, record: dict[str, Any]) -> tuple[str, str] | None:
+        """The JSON text of ``record`` in two pieces when it is the one just made and unchanged (memo.py),
+        else None."""
+        last = self.last
+        if last is None or last[0] is not record or last[1] is None:
+            return None
+        made = last[1]
+        before = made.size
+        tail = made.tail_of(record, lambda cells: self.cells_json(cells, keep=False))
+        self._size += made.size - before
+        head = self.heads(record) if tail is not None else None
+        return None if head is None or tail is None else (head, tail)
+
+    def _answer(
+        self, line: int, statement: str, parsed: PtxLine, name: str | None, module: Module, known: _Known,
+        value: Any,
+    ) -> dict[str, Any]:  # fmt: skip
+        record: dict[str, Any] = {"line": line, "ptx": statement, "function": name}
+        tokens = known.tokens
+        assert tokens is not None
         if parsed.guard:
             record["guard"] = parsed.guard
         head = tokens[1].split("::")[0]
@@ -104,6 +158,9 @@ class Explainer:
         if m:
             record["cta_group"] = int(m.group(1))
         try:
+            if head == "mma":
+                record.update(self.mma(parsed, known.mma, value, module, line))
+                return record
             handler = _HANDLERS.get(head)
             if handler is None:
                 record["op"] = tokens[1]
@@ -111,14 +168,14 @@ class Explainer:
                     Warning(line, f"tcgen05.{tokens[1]} is not a tcgen05 instruction tmemviz knows")
                 )
                 return record
-            record.update(handler(self, parsed, tokens, fn, module, line))
+            record.update(handler(self, parsed, tokens, value, module, line))
         except TmemvizError as exc:
             record.setdefault("op", head)
             record["error"] = str(exc)
             module.warnings.append(Warning(line, str(exc)))
         return record
 
-    def ldst(self, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int) -> dict[str, Any]:
+    def ldst(self, line: PtxLine, tokens: list[str], value: Any, module: Module, n: int) -> dict[str, Any]:
         from tmemviz.families.ldst.layout import cells
         from tmemviz.families.ldst.spelling import parse_spelling, resolve
 
@@ -166,11 +223,13 @@ class Explainer:
         out["summary"] = answers.ldst_summary(ins, address.base if address else None)
         return out
 
-    def mma(self, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int) -> dict[str, Any]:
+    def mma(self, line: PtxLine, mma: Any, value: Any, module: Module, n: int) -> dict[str, Any]:
+        """``mma``: the line as :func:`parse_mma` read it (None: read here); ``value``: its idesc's value."""
         from tmemviz.families.mma.idesc import decode
         from tmemviz.families.mma.spelling import parse_mma
 
-        mma = parse_mma(line)
+        if mma is None:
+            mma = parse_mma(line)
         out: dict[str, Any] = {
             "op": "mma",
             "kind": mma.kind,
@@ -191,7 +250,6 @@ class Explainer:
             "idesc": None,
             "layout": None,
         }
-        value = fn.constants.get(mma.idesc)
         if value is None or all(b.known == 0 for b in value):
             out["summary"] = answers.mma_summary(out, None)
             return out
@@ -243,7 +301,7 @@ class Explainer:
         out["summary"] = answers.mma_summary(out, None, choices=summary(c))
         return out
 
-    def cp(self, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int) -> dict[str, Any]:
+    def cp(self, line: PtxLine, tokens: list[str], value: Any, module: Module, n: int) -> dict[str, Any]:
         from tmemviz.families.cp.spelling import resolve_copy
 
         copy = resolve_copy(self.catalog, line.text)
@@ -258,11 +316,31 @@ class Explainer:
         }
 
 
-class LazyCells(NamedTuple):
-    """An ld/st's cells, not yet written out: its layout's key and its register names."""
+class _Known:
+    """What one statement needs before its register constant is looked up, and what it made per value."""
 
-    key: tuple[Any, ...]
-    names: tuple[str, ...] | None
+    __slots__ = ("made", "mma", "operand", "tokens")
+
+    def __init__(self, parsed: PtxLine) -> None:
+        tokens: list[str] | None = [t.lower() for t in parsed.qualifiers]
+        assert tokens is not None
+        self.operand: str | None = None
+        """The register (or immediate) whose constant value the record depends on."""
+        self.mma: Any = None
+        self.made: dict[Any, Made] = {}
+        if len(tokens) < 2 or tokens[0] != "tcgen05":
+            tokens = None
+        elif tokens[1].split("::")[0] == "mma":
+            from tmemviz.families.mma.spelling import parse_mma
+
+            try:
+                self.mma = parse_mma(parsed)
+                self.operand = self.mma.idesc
+            except TmemvizError:
+                pass  # said when the record is made
+        elif tokens[1].split("::")[0] in ("alloc", "dealloc") and tokens[1] != "relinquish_alloc_permit":
+            self.operand = parsed.operands[-1] if parsed.operands else None
+        self.tokens = tokens
 
 
 def _layout_key(line: PtxLine) -> tuple[Any, ...]:
@@ -274,111 +352,16 @@ def _layout_key(line: PtxLine) -> tuple[Any, ...]:
     )
 
 
-def _alloc(
-    ex: Explainer, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int
-) -> dict[str, Any]:
-    op = tokens[1]
-    out: dict[str, Any] = {"op": op}
-    if op == "relinquish_alloc_permit":
-        out["summary"] = "gives up this CTA's right to allocate Tensor Memory again (PTX ISA, tcgen05.alloc)"
-        return out
-    columns = None
-    if line.operands:  # nCols: an immediate, or a register the function set to one constant
-        known = fn.constants.get(line.operands[-1])
-        if known is not None and len(known) == 1 and known[0].exact:
-            columns = known[0].value & 0xFFFFFFFF
-    out["columns"] = columns
-    if op == "alloc" and line.operands:
-        out["destination"] = line.operands[0]
-    elif line.operands:
-        out["taddr"] = line.operands[0]
-    if columns is not None and (columns < 32 or columns > 512 or columns & (columns - 1)):
-        module.warnings.append(
-            Warning(
-                n,
-                f"tcgen05.{op} of {columns} columns: nCols must be a power of 2 from 32 to 512 "
-                "(PTX ISA, tcgen05.alloc)",
-            )
-        )
-    out["summary"] = answers.alloc_summary(op, columns, out.get("destination") or out.get("taddr"))
-    return out
-
-
-def _wait(
-    ex: Explainer, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int
-) -> dict[str, Any]:
-    what = tokens[1]
-    target = "tcgen05.ld" if what == "wait::ld" else "tcgen05.st"
-    return {
-        "op": what,
-        "summary": f"waits until every prior {target} of this thread has completed (PTX 9.7.16.8.5)",
-    }
-
-
-def _shift(
-    ex: Explainer, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int
-) -> dict[str, Any]:
-    """tcgen05.shift, answered by the shift family (its notes say where the PTX text is silent)."""
-    from tmemviz.families.shift.answers import summary
-    from tmemviz.families.shift.spelling import resolve_shift
-
-    shift = resolve_shift(ex.catalog, line.text)
-    first, last = shift.lanes
-    step = shift.shape.step
-    address = line.address()
-    lane = shift.address.offset[0]
-    if lane % shift.shape.lane_alignment:
-        module.warnings.append(
-            Warning(
-                n, f"tcgen05.shift's taddr lane must be aligned to {shift.shape.lane_alignment}, got +{lane}"
-            )
-        )
-    return {
-        "op": "shift",
-        "base": address.base if address else None,
-        "rows": {
-            "from_lanes": [first, first + shift.shape.rows - 1],
-            "to_lanes": [first + step, last],
-            "cols": list(shift.columns),
-        },
-        "summary": summary(shift) + (f" relative to {address.base}" if address and address.base else ""),
-    }
-
-
-def _commit(
-    ex: Explainer, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int
-) -> dict[str, Any]:
-    address = line.address()
-    multicast = any(t.startswith("multicast") for t in tokens)
-    summary = (
-        f"makes the mbarrier at [{address.base if address else '?'}] track completion of this thread's "
-        "prior async tcgen05 operations (mma, cp, shift)" + (" in every CTA of the mask" if multicast else "")
-    )
-    return {"op": "commit", "mbarrier": line.operands[0] if line.operands else None, "multicast": multicast,
-            "summary": summary + " (PTX ISA, tcgen05.commit)"}  # fmt: skip
-
-
-def _fence(
-    ex: Explainer, line: PtxLine, tokens: list[str], fn: Function, module: Module, n: int
-) -> dict[str, Any]:
-    kind = tokens[1]
-    order = "before" if "before" in kind else "after"
-    return {
-        "op": kind,
-        "summary": f"orders prior tcgen05 operations {order} a thread synchronization (PTX, tcgen05.fence)",
-    }
-
-
 _HANDLERS = {
-    "alloc": _alloc,
-    "dealloc": _alloc,
-    "relinquish_alloc_permit": _alloc,
+    "alloc": alloc,
+    "dealloc": alloc,
+    "relinquish_alloc_permit": alloc,
     "ld": Explainer.ldst,
     "st": Explainer.ldst,
-    "wait": _wait,
+    "wait": wait,
     "cp": Explainer.cp,
-    "shift": _shift,
-    "mma": Explainer.mma,
-    "commit": _commit,
-    "fence": _fence,
+    "shift": shift,
+    "commit": commit,
+    "fence": fence,
 }
+"""The handler of each op but mma (:meth:`Explainer.mma` takes the line :class:`_Known` read)."""

@@ -39,11 +39,17 @@ def write_json(
         opened = False
         for record in made:
             if not opened:
-                write(("" if index == 0 else ",\n") + "  {" + _head(module) + ', "instructions": [\n   ')
+                before = ("" if index == 0 else ",\n") + "  {" + _head(module) + ', "instructions": [\n   '
                 opened = True
             else:
-                write(",\n   ")
-            write(_record_text(record, explainer))
+                before = ",\n   "
+            pieces = explainer.text_of(record)  # a repeat's text, written once per statement (memo.py)
+            if pieces is not None:
+                write(before + pieces[0])
+                write(pieces[1])
+            else:
+                write(before)
+                write(_record_text(record, explainer))
         if not opened:
             write(("" if index == 0 else ",\n") + "  {" + _head(module) + ', "instructions": []')
         else:
