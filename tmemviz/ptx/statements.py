@@ -24,7 +24,7 @@ longest statement.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 MAX_STATEMENT_CHARS = 1 << 16
@@ -47,6 +47,29 @@ _OPEN_ENDED = (".version", ".target", ".address_size", ".file", ".loc", ".sectio
 _HEADERS = re.compile(r"(?:^|\s)\.(?:entry|func)\b")
 
 
+class Gate:
+    """What the reader of statements tells :func:`statements` as it goes (``explain``'s fast path).
+
+    While ``keep`` is a list (inside a function) every line is appended to it; while ``skip`` is also
+    true (nothing pending that a plain line could change), a *plain* line (one instruction or
+    directive ending the line with its ``;``, no ``tcgen05``, comment, string or scope brace) is kept
+    as its text and not read; any other line is read and kept as ``"\\n"``. The function's plain
+    lines can then be searched later, when a value is asked for (:mod:`tmemviz.ptx.lazy`).
+    """
+
+    __slots__ = ("keep", "skip")
+
+    def __init__(self) -> None:
+        self.keep: list[str] | None = None
+        self.skip = False
+
+
+def label_of(code: str) -> int | None:
+    """Where the text after a leading ``label:`` starts, or None when ``code`` has none."""
+    m = _LABEL.match(code)
+    return m.end() if m else None
+
+
 class Statement(NamedTuple):
     """One statement: what kind, its text (comments removed, no ``;``), its first and last line."""
 
@@ -59,13 +82,9 @@ class Statement(NamedTuple):
 def statements(
     lines: Iterable[str],
     max_chars: int = MAX_STATEMENT_CHARS,
-    quiet: Callable[[str, int], bool] | None = None,
+    gate: Gate | None = None,
 ) -> Iterator[Statement]:
-    """Every statement of ``lines`` in order.
-
-    ``quiet``, when given, is asked about each instruction that stands alone on its line (its text and
-    line number): True drops it (a reader that knows the instruction cannot matter to it, or that has
-    done what it needs with it, saves making a record).
+    """Every statement of ``lines`` in order (but the plain lines ``gate`` lets it skip).
 
     >>> for s in statements(["tcgen05.ld.sync.aligned.32x32b.x2.b32{%r1,", " %r2},[%r9]; // c", "$L1:"]):
     ...     print(s.kind, repr(s.text), s.first, s.last)
@@ -79,8 +98,26 @@ def statements(
     number = 0
     new = tuple.__new__  # a Statement without a Python-level constructor call: most lines are one
     idle = True  # no statement open across lines, no /* comment open
+    if gate is None:
+        gate = Gate()
     for raw in lines:
         number += 1  # a piece without its newline is still one line to its reader
+        keep = gate.keep
+        if keep is not None:
+            if (
+                idle
+                and gate.skip
+                and raw.find(";") == len(raw) - 2
+                and raw[-1] == "\n"
+                and "tcgen05" not in raw
+                and "/" not in raw
+                and '"' not in raw
+                and (("{" not in raw and "}" not in raw) or _one_statement(raw))
+                and len(raw) <= max_chars
+            ):
+                keep.append(raw)
+                continue
+            keep.append("\n")
         code = raw.strip()
         # The common case, inline: one whole statement (a vector inside it at most) on the line.
         if (
@@ -103,10 +140,7 @@ def statements(
                     code = code[m.end() :].strip()
                     if not code:
                         continue
-            if code[0] == ".":
-                yield new(Statement, ("directive", code, number, number))
-            elif quiet is None or not quiet(code, number):
-                yield new(Statement, ("instruction", code, number, number))
+            yield new(Statement, ("directive" if code[0] == "." else "instruction", code, number, number))
             continue
         if idle:  # other whole lines a reader between statements needs no state for
             if not code or code[:2] == "//":
@@ -122,6 +156,11 @@ def statements(
         yield from reader.feed(raw.rstrip("\r\n"), number)
         idle = not reader.parts and not reader.in_comment
     yield from reader.finish(number)
+
+
+def _one_statement(raw: str) -> bool:
+    """A line with braces that is still one statement: vectors only (no scope brace at its start)."""
+    return raw.lstrip()[:1] not in "{}" and raw.count("{") == raw.count("}")
 
 
 class _Reader:
