@@ -57,11 +57,15 @@ class Gate:
     lines can then be searched later, when a value is asked for (:mod:`tmemviz.ptx.lazy`).
     """
 
-    __slots__ = ("keep", "skip")
+    __slots__ = ("data", "keep", "skip")
 
     def __init__(self) -> None:
         self.keep: list[str] | None = None
         self.skip = False
+        self.data = False
+        """Inside a scope that is no function (``.section .debug_info { .b8 1 ... }``): a line with
+        no ``;``, brace, string or block comment that continues a directive is not read (no reader
+        needs a data directive's text there)."""
 
 
 def label_of(code: str) -> int | None:
@@ -104,20 +108,38 @@ def statements(
         number += 1  # a piece without its newline is still one line to its reader
         keep = gate.keep
         if keep is not None:
-            if (
-                idle
-                and gate.skip
-                and raw.find(";") == len(raw) - 2
-                and raw[-1] == "\n"
-                and "tcgen05" not in raw
-                and "/" not in raw
-                and '"' not in raw
-                and (("{" not in raw and "}" not in raw) or _one_statement(raw))
-                and len(raw) <= max_chars
-            ):
-                keep.append(raw)
-                continue
+            if idle and gate.skip and "tcgen05" not in raw:
+                if (
+                    raw.find(";") == len(raw) - 2
+                    and raw[-1] == "\n"
+                    and "/" not in raw
+                    and '"' not in raw
+                    and (("{" not in raw and "}" not in raw) or _one_statement(raw))
+                    and len(raw) <= max_chars
+                ):
+                    keep.append(raw)  # the common case: one statement, ending the line
+                    continue
+                code = raw.strip()
+                if _nothing(code) or (
+                    code[-1] == ";"
+                    and raw[-1] == "\n"
+                    and code.find(";") == len(code) - 1
+                    and _plain(code, max_chars)
+                ):
+                    keep.append(raw if code[-1:] == ";" else "\n")
+                    continue
             keep.append("\n")
+        elif (
+            gate.data
+            and reader.directive
+            and reader.parts
+            and "tcgen05" not in raw
+            and "/*" not in raw
+            and not any(c in raw for c in ';{}"')
+            and reader.size + len(raw) <= MAX_DIRECTIVE_CHARS
+        ):
+            reader.size += len(raw)  # the line continues a data directive (.b8 1 // ...) no one reads
+            continue
         code = raw.strip()
         # The common case, inline: one whole statement (a vector inside it at most) on the line.
         if (
@@ -156,6 +178,31 @@ def statements(
         yield from reader.feed(raw.rstrip("\r\n"), number)
         idle = not reader.parts and not reader.in_comment
     yield from reader.finish(number)
+
+
+def _plain(code: str, max_chars: int) -> bool:
+    """One statement the gate may skip, given it has one ``;`` at its end: no comment, no string, no
+    scope brace, not too long."""
+    return (
+        "/" not in code
+        and '"' not in code
+        and (("{" not in code and "}" not in code) or _one_statement(code))
+        and len(code) <= max_chars
+    )
+
+
+def _nothing(code: str) -> bool:
+    """A whole line the gate may skip that holds no instruction: blank, a ``//`` comment, a label
+    alone, a ``.loc`` (it ends with its line, PTX 11.2)."""
+    if not code or code[:2] == "//":
+        return True
+    if code[-1] == ":":
+        m = _LABEL.match(code)
+        return m is not None and m.end() == len(code)
+    if code[:5] not in (".loc\t", ".loc "):
+        return False
+    head = code.split("//", 1)[0]  # what comes before a comment: a plain .loc has no (, string, brace
+    return not any(c in head for c in '(/"{};')
 
 
 def _one_statement(raw: str) -> bool:

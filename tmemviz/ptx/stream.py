@@ -40,7 +40,14 @@ from typing import Any
 from tmemviz.errors import TmemvizError
 from tmemviz.ptx.lazy import CONSTANT_OPS, Lazy, parse_constant_op
 from tmemviz.ptx.line import PtxLine, opcode_of, parse_statement
-from tmemviz.ptx.registers import NO_DESTINATION, Constants, destinations, read_by, registers, worth_evaluating
+from tmemviz.ptx.registers import (
+    NO_DESTINATION,
+    Constants,
+    destinations,
+    read_by,
+    registers,
+    worth_evaluating,
+)
 from tmemviz.ptx.statements import MAX_STATEMENT_CHARS, Gate, Statement, statements
 
 TMEM_WRITERS = ("st", "mma", "cp", "shift", "dealloc")
@@ -168,6 +175,8 @@ def events(
                     gate.keep = []
                     fn.constants = Lazy(gate.keep, s.first + 1)
                 yield Event("function", header, fn)
+            elif depth == 0 and lazy:
+                gate.data = True  # a data section's scope (.section .debug_info)
             header = None
             depth += 1
         elif kind == "close":
@@ -175,6 +184,7 @@ def events(
             if depth == 0:
                 fn.drop_pending()
                 gate.keep = None
+                gate.data = False
         elif kind == "directive":
             if depth == 0:
                 text = s.text
