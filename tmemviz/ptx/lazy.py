@@ -154,12 +154,14 @@ class Lazy:
         self._texts.append(text)
 
     def get(self, operand: str) -> Value | None:
-        """What ``operand`` (a register or an immediate) holds at :attr:`point`, or None."""
+        """What ``operand`` (a register or an immediate) holds once the statement at :attr:`point` is
+        done (a tcgen05.ld's own destinations are forgotten, as the eager tracker has them at its event)."""
         if operand[:1] == "%":
+            after = (self.point[0], self.point[1] + 1)
             try:
-                value = self.value(operand, self.point)
+                value = self.value(operand, after)
             except _TooDeep:
-                value = self._replay(operand, self.point)
+                value = self._replay(operand, after)
             if value is not None:
                 return value
         number = parse_immediate(operand)
@@ -299,10 +301,8 @@ class Lazy:
             e = effect(text)
             if e is None:
                 continue
-            if e.kind == "forget":
-                for n in e.names:
-                    tracker.values.pop(n, None)
-            elif e.opcode.endswith(".pred") or not worth_evaluating(e.head, e.rest, tracker.values):
+            unknown = e.kind == "forget" or e.opcode.endswith(".pred")
+            if unknown or not worth_evaluating(e.head, e.rest, tracker.values):
                 for n in e.names:
                     tracker.values.pop(n, None)
             else:

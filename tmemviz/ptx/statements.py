@@ -120,13 +120,16 @@ def statements(
                     keep.append(raw)  # the common case: one statement, ending the line
                     continue
                 code = raw.strip()
-                if _nothing(code) or (
+                if _nothing(code):
+                    keep.append("\n")  # nothing to search for in it
+                    continue
+                if (
                     code[-1] == ";"
                     and raw[-1] == "\n"
                     and code.find(";") == len(code) - 1
                     and _plain(code, max_chars)
                 ):
-                    keep.append(raw if code[-1:] == ";" else "\n")
+                    keep.append(raw)  # one statement, spaces after its ;
                     continue
             keep.append("\n")
         elif (
