@@ -114,7 +114,10 @@ def statements(
                     and raw[-1] == "\n"
                     and "/" not in raw
                     and '"' not in raw
-                    and (("{" not in raw and "}" not in raw) or _one_statement(raw))
+                    and (
+                        ("{" not in raw and "}" not in raw)
+                        or (raw.count("{") == raw.count("}") and raw.lstrip()[0] not in "{}")
+                    )
                     and len(raw) <= max_chars
                 ):
                     keep.append(raw)  # the common case: one statement, ending the line
@@ -196,12 +199,14 @@ def _plain(code: str, max_chars: int) -> bool:
 
 def _nothing(code: str) -> bool:
     """A whole line the gate may skip that holds no instruction: blank, a ``//`` comment, a label
-    alone, a ``.loc`` (it ends with its line, PTX 11.2)."""
+    alone, a ``.loc`` (it ends with its line, PTX 11.2), a ``.pragma "..."``."""
     if not code or code[:2] == "//":
         return True
     if code[-1] == ":":
         m = _LABEL.match(code)
         return m is not None and m.end() == len(code)
+    if code[:9] == '.pragma "':  # .pragma "nounroll"; (a string, no comment, nothing to read)
+        return code.find('"', 9) == len(code) - 2 and code[-1] == ";" and "/" not in code
     if code[:5] not in (".loc\t", ".loc "):
         return False
     head = code.split("//", 1)[0]  # what comes before a comment: a plain .loc has no (, string, brace

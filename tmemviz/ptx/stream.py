@@ -259,9 +259,12 @@ def _read(fn: FunctionState, names: list[str]) -> None:
     """Registers read: a pending ld whose destinations have all been read is complete."""
     if not names:
         return
+    done = False
     for p in fn.pending_ld:
         p.unread.difference_update(names)
-    fn.pending_ld = [p for p in fn.pending_ld if p.unread]
+        done = done or not p.unread
+    if done:
+        fn.pending_ld = [p for p in fn.pending_ld if p.unread]
 
 
 def _hazards(s: Statement, fn: FunctionState, what: str) -> list[Event]:
