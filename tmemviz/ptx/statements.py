@@ -24,7 +24,7 @@ longest statement.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 MAX_STATEMENT_CHARS = 1 << 16
@@ -57,11 +57,14 @@ class Gate:
     lines can then be searched later, when a value is asked for (:mod:`tmemviz.ptx.lazy`).
     """
 
-    __slots__ = ("data", "keep", "skip")
+    __slots__ = ("data", "keep", "skip", "watch")
 
     def __init__(self) -> None:
         self.keep: list[str] | None = None
         self.skip = False
+        self.watch: Callable[[str], bool] | None = None
+        """While something is pending: given a plain line, applies what it does (its reads) and says
+        True, or says False (a branch, a release, a label: the line is read as a statement)."""
         self.data = False
         """Inside a scope that is no function (``.section .debug_info { .b8 1 ... }``): a line with
         no ``;``, brace, string or block comment that continues a directive is not read (no reader
@@ -108,7 +111,8 @@ def statements(
         number += 1  # a piece without its newline is still one line to its reader
         keep = gate.keep
         if keep is not None:
-            if idle and gate.skip and "tcgen05" not in raw:
+            skip = gate.skip
+            if idle and (skip or gate.watch is not None) and "tcgen05" not in raw:
                 if (
                     raw.find(";") == len(raw) - 2
                     and raw[-1] == "\n"
@@ -120,20 +124,23 @@ def statements(
                     )
                     and len(raw) <= max_chars
                 ):
-                    keep.append(raw)  # the common case: one statement, ending the line
-                    continue
-                code = raw.strip()
-                if _nothing(code):
-                    keep.append("\n")  # nothing to search for in it
-                    continue
-                if (
-                    code[-1] == ";"
-                    and raw[-1] == "\n"
-                    and code.find(";") == len(code) - 1
-                    and _plain(code, max_chars)
-                ):
-                    keep.append(raw)  # one statement, spaces after its ;
-                    continue
+                    if skip or gate.watch(raw):  # type: ignore[misc]
+                        keep.append(raw)  # the common case: one statement, ending the line
+                        continue
+                else:
+                    code = raw.strip()
+                    if _nothing(code) or (skip and _label_alone(code)):
+                        keep.append("\n")  # nothing to search for in it
+                        continue
+                    if (
+                        code[-1] == ";"
+                        and raw[-1] == "\n"
+                        and code.find(";") == len(code) - 1
+                        and _plain(code, max_chars)
+                        and (skip or gate.watch(raw))  # type: ignore[misc]
+                    ):
+                        keep.append(raw)  # one statement, spaces after its ;
+                        continue
             keep.append("\n")
         elif (
             gate.data
@@ -197,14 +204,19 @@ def _plain(code: str, max_chars: int) -> bool:
     )
 
 
+def _label_alone(code: str) -> bool:
+    """A line that is one label (it matters only while something is pending)."""
+    if code[-1:] != ":":
+        return False
+    m = _LABEL.match(code)
+    return m is not None and m.end() == len(code)
+
+
 def _nothing(code: str) -> bool:
-    """A whole line the gate may skip that holds no instruction: blank, a ``//`` comment, a label
-    alone, a ``.loc`` (it ends with its line, PTX 11.2), a ``.pragma "..."``."""
+    """A whole line that holds no instruction and no label: blank, a ``//`` comment, a ``.loc`` (it
+    ends with its line, PTX 11.2), a ``.pragma "..."``."""
     if not code or code[:2] == "//":
         return True
-    if code[-1] == ":":
-        m = _LABEL.match(code)
-        return m is not None and m.end() == len(code)
     if code[:9] == '.pragma "':  # .pragma "nounroll"; (a string, no comment, nothing to read)
         return code.find('"', 9) == len(code) - 2 and code[-1] == ";" and "/" not in code
     if code[:5] not in (".loc\t", ".loc "):

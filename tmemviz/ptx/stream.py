@@ -48,7 +48,7 @@ from tmemviz.ptx.registers import (
     registers,
     worth_evaluating,
 )
-from tmemviz.ptx.statements import MAX_STATEMENT_CHARS, Gate, Statement, statements
+from tmemviz.ptx.statements import MAX_STATEMENT_CHARS, Gate, Statement, label_of, statements
 
 TMEM_WRITERS = ("st", "mma", "cp", "shift", "dealloc")
 """tcgen05 instructions that write or free Tensor Memory; none is ordered after a tcgen05.ld of the same
@@ -148,6 +148,30 @@ def events(
     header: Statement | None = None
     depth = 0
     gate = Gate()
+
+    def watch(raw: str) -> bool:
+        # A plain line while something is pending, as _other reads it: its reads complete lds;
+        # a branch, a release or a label is left to the statement path (False, nothing done).
+        code = raw.strip()[:-1].rstrip()
+        if ":" in code and label_of(code) is not None:
+            return False
+        if code[:1] != "." and code:
+            parts = code.split(None, 1)
+            opcode = parts[0]
+            if opcode[:1] == "@" or "{" in opcode or "[" in opcode:
+                opcode, rest = opcode_of(code)
+            else:
+                rest = parts[1] if len(parts) > 1 else ""
+            dot = opcode.find(".")
+            head = opcode[:dot] if dot > 0 else opcode
+            if head in BRANCHES or opcode.startswith(RELEASES):
+                return False
+            if fn.pending_ld:
+                _read(fn, read_by(head, rest) + (registers(parts[0]) if code[:1] == "@" else []))
+        if not fn.pending_ld and not fn.pending_st:
+            gate.skip, gate.watch = True, None
+        return True
+
     for s in statements(lines, max_chars, gate):
         kind = s.kind
         if kind == "instruction":
@@ -162,6 +186,7 @@ def events(
                     yield from found
             if lazy:
                 gate.skip = depth > 0 and not fn.pending_ld and not fn.pending_st
+                gate.watch = watch if depth > 0 and not gate.skip else None
             continue
         if kind == "label":
             fn.drop_pending()
@@ -205,6 +230,7 @@ def events(
             yield Event("problem", s, fn, message="the text ends inside a statement (no ';' after it)")
         if lazy:
             gate.skip = depth > 0 and not fn.pending_ld and not fn.pending_st
+            gate.watch = watch if depth > 0 and not gate.skip else None
 
 
 def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
