@@ -107,40 +107,53 @@ def statements(
     idle = True  # no statement open across lines, no /* comment open
     if gate is None:
         gate = Gate()
-    for raw in lines:
+    it = iter(lines)
+    for raw in it:
         number += 1  # a piece without its newline is still one line to its reader
         keep = gate.keep
         if keep is not None:
-            skip = gate.skip
-            if idle and (skip or gate.watch is not None) and "tcgen05" not in raw:
-                if (
-                    raw.find(";") == len(raw) - 2
-                    and raw[-1] == "\n"
-                    and "/" not in raw
-                    and '"' not in raw
-                    and (
-                        ("{" not in raw and "}" not in raw)
-                        or (raw.count("{") == raw.count("}") and raw.lstrip()[0] not in "{}")
-                    )
-                    and len(raw) <= max_chars
-                ):
-                    if skip or gate.watch(raw):  # type: ignore[misc]
-                        keep.append(raw)  # the common case: one statement, ending the line
-                        continue
-                else:
-                    code = raw.strip()
-                    if _nothing(code) or (skip and _label_alone(code)):
-                        keep.append("\n")  # nothing to search for in it
-                        continue
+            skip, watch = gate.skip, gate.watch
+            if idle and (skip or watch is not None):
+                # Lines the gate passes, one after another: nothing is yielded meanwhile, so the
+                # state stays as the reader left it (but for what watch itself changes).
+                append = keep.append
+                while "tcgen05" not in raw:
                     if (
-                        code[-1] == ";"
+                        raw.find(";") == len(raw) - 2
                         and raw[-1] == "\n"
-                        and code.find(";") == len(code) - 1
-                        and _plain(code, max_chars)
-                        and (skip or gate.watch(raw))  # type: ignore[misc]
+                        and "/" not in raw
+                        and '"' not in raw
+                        and (
+                            ("{" not in raw and "}" not in raw)
+                            or (raw.count("{") == raw.count("}") and raw.lstrip()[0] not in "{}")
+                        )
+                        and len(raw) <= max_chars
                     ):
-                        keep.append(raw)  # one statement, spaces after its ;
-                        continue
+                        if not skip and not watch(raw):  # type: ignore[misc]
+                            break
+                        append(raw)  # the common case: one statement, ending the line
+                    else:
+                        code = raw.strip()
+                        if _nothing(code) or (skip and _label_alone(code)):
+                            append("\n")  # nothing to search for in it
+                        elif (
+                            code[-1] == ";"
+                            and raw[-1] == "\n"
+                            and code.find(";") == len(code) - 1
+                            and _plain(code, max_chars)
+                            and (skip or watch(raw))  # type: ignore[misc]
+                        ):
+                            append(raw)  # one statement, spaces after its ;
+                        else:
+                            break
+                    if not skip:
+                        skip, watch = gate.skip, gate.watch
+                    raw = next(it, None)  # type: ignore[arg-type]
+                    if raw is None:
+                        break
+                    number += 1
+                if raw is None:
+                    break
             keep.append("\n")
         elif (
             gate.data
