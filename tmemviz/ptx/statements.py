@@ -24,8 +24,11 @@ longest statement.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
+
+from tmemviz.ptx.gate import LABEL as _LABEL
+from tmemviz.ptx.gate import Gate, label_alone, nothing, plain
 
 MAX_STATEMENT_CHARS = 1 << 16
 """A statement longer than this (64 KiB) is cut: the longest real one, a 128-register tcgen05.ld
@@ -37,7 +40,6 @@ MAX_DIRECTIVE_CHARS = 1 << 26
 :data:`KEEP_DIRECTIVE_CHARS` (no check reads a data initializer)."""
 KEEP_DIRECTIVE_CHARS = 4096
 _SPLIT = re.compile(r"([;{}])")
-_LABEL = re.compile(r"\s*([A-Za-z_$][\w$]*)\s*:(?!:)")
 _COMMENT = re.compile(r'//|/\*|"')
 _OPEN_ENDED = (".version", ".target", ".address_size", ".file", ".loc", ".section", ".maxntid",
                ".reqntid", ".minnctapersm", ".maxnctapersm", ".maxnreg", ".maxclusterrank",
@@ -45,30 +47,6 @@ _OPEN_ENDED = (".version", ".target", ".address_size", ".file", ".loc", ".sectio
                ".abi_preserve_control", ".blocksareclusters")  # fmt: skip
 """Directives that take no ``;``: they end with their line (PTX 11 "Directives")."""
 _HEADERS = re.compile(r"(?:^|\s)\.(?:entry|func)\b")
-
-
-class Gate:
-    """What the reader of statements tells :func:`statements` as it goes (``explain``'s fast path).
-
-    While ``keep`` is a list (inside a function) every line is appended to it; while ``skip`` is also
-    true (nothing pending that a plain line could change), a *plain* line (one instruction or
-    directive ending the line with its ``;``, no ``tcgen05``, comment, string or scope brace) is kept
-    as its text and not read; any other line is read and kept as ``"\\n"``. The function's plain
-    lines can then be searched later, when a value is asked for (:mod:`tmemviz.ptx.lazy`).
-    """
-
-    __slots__ = ("data", "keep", "skip", "watch")
-
-    def __init__(self) -> None:
-        self.keep: list[str] | None = None
-        self.skip = False
-        self.watch: Callable[[str], bool] | None = None
-        """While something is pending: given a plain line, applies what it does (its reads) and says
-        True, or says False (a branch, a release, a label: the line is read as a statement)."""
-        self.data = False
-        """Inside a scope that is no function (``.section .debug_info { .b8 1 ... }``): a line with
-        no ``;``, brace, string or block comment that continues a directive is not read (no reader
-        needs a data directive's text there)."""
 
 
 def label_of(code: str) -> int | None:
@@ -134,13 +112,13 @@ def statements(
                         append(raw)  # the common case: one statement, ending the line
                     else:
                         code = raw.strip()
-                        if _nothing(code) or (skip and _label_alone(code)):
+                        if nothing(code) or (skip and label_alone(code)):
                             append("\n")  # nothing to search for in it
                         elif (
                             code[-1] == ";"
                             and raw[-1] == "\n"
                             and code.find(";") == len(code) - 1
-                            and _plain(code, max_chars)
+                            and plain(code, max_chars)
                             and (skip or watch(raw))  # type: ignore[misc]
                         ):
                             append(raw)  # one statement, spaces after its ;
@@ -204,43 +182,6 @@ def statements(
         yield from reader.feed(raw.rstrip("\r\n"), number)
         idle = not reader.parts and not reader.in_comment
     yield from reader.finish(number)
-
-
-def _plain(code: str, max_chars: int) -> bool:
-    """One statement the gate may skip, given it has one ``;`` at its end: no comment, no string, no
-    scope brace, not too long."""
-    return (
-        "/" not in code
-        and '"' not in code
-        and (("{" not in code and "}" not in code) or _one_statement(code))
-        and len(code) <= max_chars
-    )
-
-
-def _label_alone(code: str) -> bool:
-    """A line that is one label (it matters only while something is pending)."""
-    if code[-1:] != ":":
-        return False
-    m = _LABEL.match(code)
-    return m is not None and m.end() == len(code)
-
-
-def _nothing(code: str) -> bool:
-    """A whole line that holds no instruction and no label: blank, a ``//`` comment, a ``.loc`` (it
-    ends with its line, PTX 11.2), a ``.pragma "..."``."""
-    if not code or code[:2] == "//":
-        return True
-    if code[:9] == '.pragma "':  # .pragma "nounroll"; (a string, no comment, nothing to read)
-        return code.find('"', 9) == len(code) - 2 and code[-1] == ";" and "/" not in code
-    if code[:5] not in (".loc\t", ".loc "):
-        return False
-    head = code.split("//", 1)[0]  # what comes before a comment: a plain .loc has no (, string, brace
-    return not any(c in head for c in '(/"{};')
-
-
-def _one_statement(raw: str) -> bool:
-    """A line with braces that is still one statement: vectors only (no scope brace at its start)."""
-    return raw.lstrip()[:1] not in "{}" and raw.count("{") == raw.count("}")
 
 
 class _Reader:
