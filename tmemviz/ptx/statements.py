@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from itertools import chain
 from typing import NamedTuple
 
 from tmemviz.ptx.gate import LABEL as _LABEL
@@ -95,9 +96,14 @@ def statements(
                 # Lines the gate passes, one after another: nothing is yielded meanwhile, so the
                 # state stays as the reader left it (but for what watch itself changes).
                 append = keep.append
-                while "tcgen05" not in raw:
+                number -= 1  # counted again below
+                first = raw
+                for raw in chain((first,), it):
+                    number += 1
+                    if "tcgen05" in raw:
+                        break
                     if (
-                        raw.find(";") == len(raw) - 2
+                        raw.find(";") == (n := len(raw)) - 2
                         and raw[-1] == "\n"
                         and "/" not in raw
                         and '"' not in raw
@@ -105,7 +111,7 @@ def statements(
                             ("{" not in raw and "}" not in raw)
                             or (raw.count("{") == raw.count("}") and raw.lstrip()[0] not in "{}")
                         )
-                        and len(raw) <= max_chars
+                        and n <= max_chars
                     ):
                         if not skip and not watch(raw):  # type: ignore[misc]
                             break
@@ -126,12 +132,8 @@ def statements(
                             break
                     if not skip:
                         skip, watch = gate.skip, gate.watch
-                    raw = next(it, None)  # type: ignore[arg-type]
-                    if raw is None:
-                        break
-                    number += 1
-                if raw is None:
-                    break
+                else:
+                    break  # the lines are done
             keep.append("\n")
         elif (
             gate.data
