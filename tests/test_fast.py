@@ -21,6 +21,7 @@ from tmemviz.cli import app
 from tmemviz.cli.fast import read
 
 REPO = Path(__file__).resolve().parents[1]
+KERNELS = REPO / "tests" / "kernels"
 
 CORPUS = [
     ["which", "16x256b", "--num", "x4", "--lane", "9", "--col", "5"],
@@ -124,6 +125,13 @@ CORPUS = [
     ["shift", "tcgen05.shift.cta_group::1.down [taddr];", "--taddr", "32,8", "--format", "json"],
     ["shift", "@%p1 tcgen05.shift.down.cta_group::2 [%r2+0x200000]; // c", "--lane", "40"],
     ["ptx", "tcgen05.shift.down.cta_group::1 [taddr0];", "--emit", "cccl"],
+    # explain takes FILE... (every positional): one, two, -f before or after them, none, a missing one.
+    ["explain", str(KERNELS / "mma_forms.ptx"), "-f", "json"],
+    ["explain", "-f", "json", str(KERNELS / "mma_forms.ptx"), str(KERNELS / "nvcc_inline_asm.ptx")],
+    ["explain", str(KERNELS / "mma_forms.ptx")],
+    ["explain"],
+    ["explain", str(KERNELS / "no_such.ptx"), "-f", "json"],
+    ["explain", str(KERNELS / "mma_forms.ptx"), "-f", "yaml"],
 ]
 
 
@@ -148,6 +156,7 @@ def test_fast_path_declines_what_typer_must_handle() -> None:
     ):
         assert read(argv, app.COMMANDS) is None, argv
     assert read(["which", "16x256b", "--lane", "9", "--col", "5"], app.COMMANDS) is not None
+    assert read(["explain", "a.ptx", "-", "-f", "json"], app.COMMANDS) is not None  # FILE... too
 
 
 def _imports(*argv: str, env: dict[str, str]) -> set[str]:

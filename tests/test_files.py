@@ -150,6 +150,55 @@ def test_bad_utf8_names_its_line_and_crlf_reads_as_lf(tmp_path: Path) -> None:
         lines_of(b"\xff", tmp_path)
 
 
+def _line_by_line(data: bytes, limit: int) -> tuple[list[str], str | None]:
+    """What a reader of one line at a time gives (``readline(limit + 1)``, each line checked and decoded
+    on its own): the lines before the first bad one, and why it is bad."""
+    stream = io.BytesIO(data)
+    out: list[str] = []
+    number = 0
+    while raw := stream.readline(limit + 1):
+        number += 1
+        if b"\0" in raw:
+            return out, f"a NUL byte on line {number}"
+        if len(raw) > limit:
+            return out, f"line {number} is longer"
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return out, f"(line {number})"
+        out.append(line[:-2] + "\n" if line.endswith("\r\n") else line)
+    return out, None
+
+
+def test_property_block_reading_equals_line_by_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Lines across block edges, CRLF, a form feed or U+2028 inside a line, NUL, bad UTF-8, long lines:
+    the block reader gives what a line-by-line reader gives, then the same error."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    monkeypatch.setattr(files, "_BLOCK_BYTES", 7)
+    pieces = [b"a", b"mov;", b"\n", b"\r\n", b"\r", b"\x0c", "\u2028".encode(), b"\0", b"\xff", b"xxxxxxxxxx"]
+    path = tmp_path / "in.ptx"
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.sampled_from(pieces), max_size=30), st.sampled_from([8, 12, 64]))
+    def check(parts: list[bytes], limit: int) -> None:
+        data = b"".join(parts)
+        path.write_bytes(data)
+        want, why = _line_by_line(data, limit)
+        got: list[str] = []
+        try:
+            for line in files.text_lines(path, limit=limit):
+                got.append(line)
+        except TmemvizError as exc:
+            assert why is not None and why in str(exc), (exc, why)
+        else:
+            assert why is None
+        assert got == want
+
+    check()
+
+
 def test_standard_input_read_twice_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"one\ntwo\n")))
     assert list(files.text_lines("-")) == ["one\n", "two\n"]

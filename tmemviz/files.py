@@ -209,12 +209,12 @@ def text_lines(
 ) -> Iterator[str]:
     """The lines of a text file (``-`` is stdin), streamed; binary, non-UTF-8 or endless input is one error.
 
-    Files of any size are read line by line, never whole, and each line at most
-    ``limit`` bytes at a time: a longer line is refused when the limit is reached, so
-    memory stays flat whatever the input. Each line is decoded on its own, so an error
-    names the line that holds the bad byte. ``\r\n`` endings read as ``\n``. Standard
-    input is not closed, so reading ``-`` twice reads it once (the second time finds
-    its end).
+    Files of any size are read a block at a time (at most ``limit`` bytes, 1 MiB), never whole, and
+    split at ``\n``: a line longer than ``limit`` bytes is refused once the limit is reached, so
+    memory stays flat whatever the input. An error names the line that holds the bad byte, after the
+    lines before it were given. ``\r\n`` endings read as ``\n``. Standard input is not closed, so
+    reading ``-`` twice reads it once (the second time finds its end), and a block of it is what has
+    arrived (a pipe's lines are given as they come).
     """
     name = os.fspath(path)
     if name == "-":
@@ -226,25 +226,34 @@ def text_lines(
         except OSError as exc:
             raise TmemvizError(f"cannot read {name}: {exc.strerror or exc}") from None
         label = name
-    number = 0
+    read = getattr(stream, "read1", stream.read)
+    size = min(_BLOCK_BYTES, limit)
+    number = 0  # lines given so far
+    carry = b""
     try:
         while True:
-            raw = stream.readline(limit + 1)
-            if not raw:
+            chunk = read(size)
+            if not chunk:
+                if carry:  # the last line, without its newline
+                    lines, error = _checked(carry, number, label, what, limit)
+                    yield from lines
+                    if error:
+                        raise error
                 return
-            number += 1
-            if b"\0" in raw:
-                raise TmemvizError(f"{label} is not a text file (a NUL byte on line {number}); give {what}")
-            if len(raw) > limit:
-                raise TmemvizError(
-                    f"{label}: line {number} is longer than {_size(limit)}B, the longest line read; "
-                    f"give {what}"
-                )
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise TmemvizError(f"{label} is not UTF-8 text (line {number}); give {what}") from None
-            yield line[:-2] + "\n" if line.endswith("\r\n") else line
+            block = carry + chunk if carry else chunk
+            cut = block.rfind(b"\n") + 1
+            if not cut:
+                if len(block) > limit:
+                    raise _checked(block, number, label, what, limit)[1] or AssertionError
+                carry = block
+                continue
+            carry = block[cut:]
+            block = block[:cut]
+            lines, error = _checked(block, number, label, what, limit)
+            yield from lines
+            if error:
+                raise error
+            number += len(lines)
     except IsADirectoryError:
         raise TmemvizError(f"{label} is a directory; give a file of {what}") from None
     except OSError as exc:
@@ -254,14 +263,69 @@ def text_lines(
             stream.close()
 
 
+_BLOCK_BYTES = 1 << 20
+_ASCII_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e"
+"""Characters other than ``\n`` that ``str.splitlines`` splits at, of ASCII (and U+0085, U+2028/9)."""
+
+
+def _plain_breaks(text: str) -> bool:
+    """Whether ``\n`` is the only line break ``str.splitlines`` would find in ``text``."""
+    if any(c in text for c in _ASCII_BREAKS):
+        return False
+    return text.isascii() or not any(c in text for c in "\x85\u2028\u2029")
+
+
+def _checked(
+    block: bytes, number: int, label: str, what: str, limit: int
+) -> tuple[list[str], TmemvizError | None]:
+    """The lines of ``block`` (whole lines, or the file's last piece), ``number`` lines having come
+    before, up to the first line with a NUL byte, more than ``limit`` bytes or bad UTF-8, and the error
+    that refuses that line (given after the lines before it, as a line-by-line reader would)."""
+    bad = len(block)  # where the first bad line starts
+    why = ""
+    first = block.find(b"\n") + 1 or len(block)
+    if first > limit:  # only the first line can be too long: the others lie within one read
+        bad, why = 0, "long"
+    nul = block.find(b"\0", 0, bad + limit + 1 if why else bad)
+    if nul >= 0:
+        bad, why = block.rfind(b"\n", 0, nul) + 1, "nul"
+    try:
+        text = block[:bad].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad, why = block.rfind(b"\n", 0, exc.start) + 1, "utf-8"
+        text = block[:bad].decode("utf-8")
+    lines: list[str] = []
+    if text:
+        if "\r" in text:
+            text = text.replace("\r\n", "\n")
+        if _plain_breaks(text):
+            lines = text.splitlines(keepends=True)
+        else:  # split at \n only, as a file's lines are
+            pieces = text.split("\n")
+            tail = pieces.pop()
+            lines = [piece + "\n" for piece in pieces]
+            if tail:
+                lines.append(tail)
+    if not why:
+        return lines, None
+    line = number + block.count(b"\n", 0, bad) + 1
+    if why == "nul":
+        return lines, TmemvizError(f"{label} is not a text file (a NUL byte on line {line}); give {what}")
+    if why == "long":
+        return lines, TmemvizError(
+            f"{label}: line {line} is longer than {_size(limit)}B, the longest line read; give {what}"
+        )
+    return lines, TmemvizError(f"{label} is not UTF-8 text (line {line}); give {what}")
+
+
 class _Encoded:
-    """A text stream (``sys.stdin`` replaced by a ``StringIO``) read as UTF-8 bytes, line by line."""
+    """A text stream (``sys.stdin`` replaced by a ``StringIO``) read as UTF-8 bytes, a block at a time."""
 
     def __init__(self, text: Any) -> None:
         self.text = text
 
-    def readline(self, limit: int) -> bytes:
-        return str(self.text.readline(limit)).encode("utf-8", errors="surrogateescape")
+    def read(self, size: int) -> bytes:
+        return str(self.text.read(size)).encode("utf-8", errors="surrogateescape")
 
 
 def _size(count: int) -> str:

@@ -1,18 +1,21 @@
-"""The event stream: constants logged until a function's first tcgen05 give what eager tracking gives."""
+"""The event stream: constants looked for when asked (explain) give what eager tracking gives."""
 
 from __future__ import annotations
 
 import pytest
 
-from tmemviz.ptx import stream
+from tmemviz.ptx import lazy
 from tmemviz.ptx.stream import events
 
 MMA = "tcgen05.mma.cta_group::1.kind::f16 [%r4], %rd1, %rd2, %r6, 1;"
 
 
-def idesc_at_mma(body: list[str], every: bool = False) -> list[int] | None:
-    """The values %r6 may hold at the MMA (None when unknown)."""
+def idesc_at_mma(body: list[str], every: bool = False, newlines: bool = False) -> list[int] | None:
+    """The values %r6 may hold at the MMA (None when unknown). ``newlines``: lines as a file gives them
+    (the reader may then skip plain lines and search them later)."""
     lines = [".entry k()", "{", *body, MMA, "}"]
+    if newlines:
+        lines = [line + "\n" for line in lines]
     for e in events(lines, every=every):
         if e.kind == "tcgen05" and e.line is not None and e.line.opcode.startswith("tcgen05.mma"):
             got = e.fn.constants.get("%r6")
@@ -35,23 +38,34 @@ CASES = [
 
 
 @pytest.mark.parametrize(("body", "want"), CASES)
-def test_logged_constants_equal_eager_ones(body: list[str], want: list[int] | None) -> None:
-    assert idesc_at_mma(body) == want  # logged until the MMA (cold), then evaluated
+def test_constants_looked_for_equal_eager_ones(body: list[str], want: list[int] | None) -> None:
+    assert idesc_at_mma(body) == want  # statements read one by one, looked through when asked
+    assert idesc_at_mma(body, newlines=True) == want  # plain lines skipped, searched when asked
     assert idesc_at_mma(body, every=True) == want  # every=True follows every instruction eagerly
 
 
 @pytest.mark.parametrize(("body", "want"), CASES)
-def test_a_full_log_is_evaluated_early_with_the_same_result(
+def test_a_chain_too_long_to_look_back_is_followed_forward(
     monkeypatch: pytest.MonkeyPatch, body: list[str], want: list[int] | None
 ) -> None:
-    monkeypatch.setattr(stream, "MAX_LOG", 1)
-    assert idesc_at_mma(body) == want
+    monkeypatch.setattr(lazy, "_DEPTH", 0)
+    assert idesc_at_mma(body, newlines=True) == want
 
 
-def test_a_huge_number_is_said_even_without_tcgen05() -> None:
+def test_a_long_chain_of_writes_gives_the_eager_value() -> None:
+    body = ["mov.b32 %r6, 1;"] + ["add.s32 %r6, %r6, 1;"] * 1000 + ["@%p1 add.s32 %r6, %r6, 2;"]
+    assert idesc_at_mma(body, newlines=True) == idesc_at_mma(body, every=True) == [1001, 1003]
+
+
+def test_a_huge_number_is_said_when_its_value_is_asked_for() -> None:
     lines = [".entry k()", "{", "mov.b32 %r6, 1" + "0" * 5000 + ";", "ret;", "}"]
-    problems = [e for e in events(lines) if e.kind == "problem"]
+    problems = [e for e in events(lines, every=True) if e.kind == "problem"]
     assert len(problems) == 1 and "64-bit" in str(problems[0].message)
+    asked = [".entry k()", "{", "mov.b32 %r6, 1" + "0" * 5000 + ";", MMA, "}"]
+    for e in events([line + "\n" for line in asked]):
+        if e.kind == "tcgen05":
+            assert e.fn.constants.get("%r6") is None
+            assert [(n, "64-bit" in m) for n, m in e.fn.constants.problems] == [(3, True)]
 
 
 def test_hazard_names_the_unread_registers_and_a_label_ends_the_block() -> None:

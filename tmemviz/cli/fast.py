@@ -124,9 +124,16 @@ def _parse(args: list[str], options: dict[str, Slot], arguments: list[Slot]) -> 
                 values[slot.name] = _convert(slot.kind, raw)
         else:
             positional.append(token)
-    if len(positional) > len(arguments):
+    fixed = arguments
+    if arguments and typing.get_origin(arguments[-1].kind) is list:
+        # FILE...: the last argument takes every positional left (Click's nargs=-1).
+        *fixed, many = arguments
+        if len(positional) > len(fixed):
+            (item,) = typing.get_args(many.kind)
+            values[many.name] = [_convert(item, raw) for raw in positional[len(fixed) :]]
+    elif len(positional) > len(arguments):
         raise NotFast
-    for slot, raw in zip(arguments, positional, strict=False):
+    for slot, raw in zip(fixed, positional, strict=False):
         values[slot.name] = _convert(slot.kind, raw)
     for slot in [*arguments, *options.values()]:
         if slot.required and slot.name not in values:

@@ -98,9 +98,10 @@ class PtxLine:
     comment: str | None = None
     """A trailing ``// comment`` without the slashes, when there was one."""
 
-    @property
+    @functools.cached_property
     def qualifiers(self) -> tuple[str, ...]:
-        """The opcode split at dots: ``("tcgen05", "st", "sync", ...)``."""
+        """The opcode split at dots: ``("tcgen05", "st", "sync", ...)`` (kept: a line is immutable and
+        :func:`parse_statement` gives the same one for the same text)."""
         return tuple(t for t in self.opcode.split(".") if t)
 
     def address(self) -> Address | None:
@@ -112,6 +113,10 @@ class PtxLine:
 
     def vectors(self) -> tuple[tuple[str, ...], ...]:
         """Every ``{...}`` operand as a tuple of register names, in order."""
+        return self._vectors
+
+    @functools.cached_property
+    def _vectors(self) -> tuple[tuple[str, ...], ...]:
         return tuple(parse_vector(o) for o in self.operands if o.startswith("{"))
 
     def immediates(self) -> tuple[int, ...]:

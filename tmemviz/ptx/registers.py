@@ -9,6 +9,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from tmemviz.ptx import constants as c
@@ -102,65 +103,73 @@ class Constants:
         written = destinations(line)
         if not written:
             return
-        new = self._evaluate(line, written)
+        new = evaluate(line, written, self.get)
         for name in written:
-            if name in new:
-                value = new[name]
-                if line.guard:  # @%p: the old value stays when %p is false (PTX 9.3)
-                    old = self.values.get(name)
-                    value = c.choice(old, value) if old is not None else c.unknown(value[0].width)
-                self.values[name] = value
-                if all(b.known == 0 for b in value):
-                    del self.values[name]
-            else:
+            value = applied(line, name, new, self.values.get(name))
+            if value is None:
                 self.values.pop(name, None)
+            else:
+                self.values[name] = value
 
-    def _evaluate(self, line: PtxLine, written: list[str]) -> dict[str, c.Value]:
-        parts = line.opcode.split(".")
-        head = parts[0]
-        ops = line.operands
-        types = [t for t in parts[1:] if _TYPE.match(t)]
-        width, signed = _width(types[-1]) if types else (32, False)
-        if any(p[:1] == "f" or p.startswith("bf") for p in parts[1:]):
-            return {}  # floating point: not a constant tmemviz follows
-        args = [self.get(o) for o in ops[1:]]
-        if head != "mov":  # a register nothing is known of still lets known bits through (or, and, shl)
-            args = [
-                c.unknown(width) if a is None and o[:1] == "%" else a
-                for a, o in zip(args, ops[1:], strict=True)
-            ]
-        if head == "mov" and len(ops) == 2:
-            if ops[0].startswith("{"):  # mov.b64 {lo, hi}, %rd: split
-                source = args[0]
-                if source is None:
-                    return {}
-                pieces = c.split(source, len(written), width // len(written))
-                return dict(zip(written, pieces, strict=True))
-            if ops[1].startswith("{"):  # mov.b64 %rd, {lo, hi}: join
-                names = registers(ops[1])
-                values = [self.get(n) for n in names]
-                if any(v is None for v in values) or not names:
-                    return {}
-                return {written[0]: c.join(values, width // len(names))}  # type: ignore[arg-type]
-            return {written[0]: _fit(args[0], width)} if args[0] is not None else {}
-        if len(written) != 1 or any(a is None for a in args[: _ARITY.get(head, 0)]):
-            return {}
-        d = written[0]
-        if head == "selp" and len(args) == 3:
-            return {d: c.choice(_fit(args[0], width), _fit(args[1], width))}  # type: ignore[arg-type]
-        if head in ("or", "and", "xor") and len(args) == 2:
-            f = {"or": c.bit_or, "and": c.bit_and, "xor": c.bit_xor}[head]
-            return {d: f(_fit(args[0], width), _fit(args[1], width), width)}  # type: ignore[arg-type]
-        if head in ("shl", "shr") and len(args) == 2:
-            return {d: c.shift(_fit(args[0], width), args[1], head == "shl", signed, width)}  # type: ignore[arg-type]
-        if head == "add" and len(args) == 2 and len(parts) <= 3:
-            return {d: c.add(_fit(args[0], width), _fit(args[1], width), width)}  # type: ignore[arg-type]
-        if head == "cvt" and len(types) == 2 and len(args) == 1 and not any(p.startswith("r") for p in parts):
-            (dw, _), (sw, ss) = _width(types[0]), _width(types[1])
-            return {d: c.resize(c.resize(args[0], sw, ss), dw, ss)}  # type: ignore[arg-type]
-        if head == "prmt" and parts[1:] == ["b32"] and len(args) == 3:
-            return {d: c.permute(args[0], args[1], args[2])}  # type: ignore[arg-type]
+
+def applied(line: PtxLine, name: str, new: dict[str, c.Value], old: c.Value | None) -> c.Value | None:
+    """What ``name`` holds after ``line`` wrote it (``new``: :func:`evaluate`'s result; ``old``: what it
+    held before): None when nothing is known of it."""
+    value = new.get(name)
+    if value is None:
+        return None
+    if line.guard:  # @%p: the old value stays when %p is false (PTX 9.3)
+        value = c.choice(old, value) if old is not None else c.unknown(value[0].width)
+    return None if all(b.known == 0 for b in value) else value
+
+
+def evaluate(line: PtxLine, written: list[str], get: Callable[[str], c.Value | None]) -> dict[str, c.Value]:
+    """The values ``line`` gives the registers it writes (those it gives none are left out); ``get`` says
+    what an operand (register or immediate) holds before it."""
+    parts = line.opcode.split(".")
+    head = parts[0]
+    ops = line.operands
+    types = [t for t in parts[1:] if _TYPE.match(t)]
+    width, signed = _width(types[-1]) if types else (32, False)
+    if any(p[:1] == "f" or p.startswith("bf") for p in parts[1:]):
+        return {}  # floating point: not a constant tmemviz follows
+    args = [get(o) for o in ops[1:]]
+    if head != "mov":  # a register nothing is known of still lets known bits through (or, and, shl)
+        args = [
+            c.unknown(width) if a is None and o[:1] == "%" else a for a, o in zip(args, ops[1:], strict=True)
+        ]
+    if head == "mov" and len(ops) == 2:
+        if ops[0].startswith("{"):  # mov.b64 {lo, hi}, %rd: split
+            source = args[0]
+            if source is None:
+                return {}
+            pieces = c.split(source, len(written), width // len(written))
+            return dict(zip(written, pieces, strict=True))
+        if ops[1].startswith("{"):  # mov.b64 %rd, {lo, hi}: join
+            names = registers(ops[1])
+            values = [get(n) for n in names]
+            if any(v is None for v in values) or not names:
+                return {}
+            return {written[0]: c.join(values, width // len(names))}  # type: ignore[arg-type]
+        return {written[0]: _fit(args[0], width)} if args[0] is not None else {}
+    if len(written) != 1 or any(a is None for a in args[: _ARITY.get(head, 0)]):
         return {}
+    d = written[0]
+    if head == "selp" and len(args) == 3:
+        return {d: c.choice(_fit(args[0], width), _fit(args[1], width))}  # type: ignore[arg-type]
+    if head in ("or", "and", "xor") and len(args) == 2:
+        f = {"or": c.bit_or, "and": c.bit_and, "xor": c.bit_xor}[head]
+        return {d: f(_fit(args[0], width), _fit(args[1], width), width)}  # type: ignore[arg-type]
+    if head in ("shl", "shr") and len(args) == 2:
+        return {d: c.shift(_fit(args[0], width), args[1], head == "shl", signed, width)}  # type: ignore[arg-type]
+    if head == "add" and len(args) == 2 and len(parts) <= 3:
+        return {d: c.add(_fit(args[0], width), _fit(args[1], width), width)}  # type: ignore[arg-type]
+    if head == "cvt" and len(types) == 2 and len(args) == 1 and not any(p.startswith("r") for p in parts):
+        (dw, _), (sw, ss) = _width(types[0]), _width(types[1])
+        return {d: c.resize(c.resize(args[0], sw, ss), dw, ss)}  # type: ignore[arg-type]
+    if head == "prmt" and parts[1:] == ["b32"] and len(args) == 3:
+        return {d: c.permute(args[0], args[1], args[2])}  # type: ignore[arg-type]
+    return {}
 
 
 _ARITY = {"selp": 2, "or": 2, "and": 2, "xor": 2, "shl": 2, "shr": 2, "add": 2, "cvt": 1, "prmt": 3}

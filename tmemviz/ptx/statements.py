@@ -24,8 +24,12 @@ longest statement.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from typing import NamedTuple
+
+from tmemviz.ptx.gate import LABEL as _LABEL
+from tmemviz.ptx.gate import Gate, label_alone, nothing, plain
 
 MAX_STATEMENT_CHARS = 1 << 16
 """A statement longer than this (64 KiB) is cut: the longest real one, a 128-register tcgen05.ld
@@ -37,7 +41,6 @@ MAX_DIRECTIVE_CHARS = 1 << 26
 :data:`KEEP_DIRECTIVE_CHARS` (no check reads a data initializer)."""
 KEEP_DIRECTIVE_CHARS = 4096
 _SPLIT = re.compile(r"([;{}])")
-_LABEL = re.compile(r"\s*([A-Za-z_$][\w$]*)\s*:(?!:)")
 _COMMENT = re.compile(r'//|/\*|"')
 _OPEN_ENDED = (".version", ".target", ".address_size", ".file", ".loc", ".section", ".maxntid",
                ".reqntid", ".minnctapersm", ".maxnctapersm", ".maxnreg", ".maxclusterrank",
@@ -45,6 +48,12 @@ _OPEN_ENDED = (".version", ".target", ".address_size", ".file", ".loc", ".sectio
                ".abi_preserve_control", ".blocksareclusters")  # fmt: skip
 """Directives that take no ``;``: they end with their line (PTX 11 "Directives")."""
 _HEADERS = re.compile(r"(?:^|\s)\.(?:entry|func)\b")
+
+
+def label_of(code: str) -> int | None:
+    """Where the text after a leading ``label:`` starts, or None when ``code`` has none."""
+    m = _LABEL.match(code)
+    return m.end() if m else None
 
 
 class Statement(NamedTuple):
@@ -59,13 +68,9 @@ class Statement(NamedTuple):
 def statements(
     lines: Iterable[str],
     max_chars: int = MAX_STATEMENT_CHARS,
-    quiet: Callable[[str, int], bool] | None = None,
+    gate: Gate | None = None,
 ) -> Iterator[Statement]:
-    """Every statement of ``lines`` in order.
-
-    ``quiet``, when given, is asked about each instruction that stands alone on its line (its text and
-    line number): True drops it (a reader that knows the instruction cannot matter to it, or that has
-    done what it needs with it, saves making a record).
+    """Every statement of ``lines`` in order (but the plain lines ``gate`` lets it skip).
 
     >>> for s in statements(["tcgen05.ld.sync.aligned.32x32b.x2.b32{%r1,", " %r2},[%r9]; // c", "$L1:"]):
     ...     print(s.kind, repr(s.text), s.first, s.last)
@@ -79,8 +84,68 @@ def statements(
     number = 0
     new = tuple.__new__  # a Statement without a Python-level constructor call: most lines are one
     idle = True  # no statement open across lines, no /* comment open
-    for raw in lines:
+    if gate is None:
+        gate = Gate()
+    it = iter(lines)
+    for raw in it:
         number += 1  # a piece without its newline is still one line to its reader
+        keep = gate.keep
+        if keep is not None:
+            skip, watch = gate.skip, gate.watch
+            if idle and (skip or watch is not None):
+                # Lines the gate passes, one after another: nothing is yielded meanwhile, so the
+                # state stays as the reader left it (but for what watch itself changes).
+                append = keep.append
+                number -= 1  # counted again below
+                first = raw
+                for raw in chain((first,), it):
+                    number += 1
+                    if "tcgen05" in raw:
+                        break
+                    if (
+                        raw.find(";") == (n := len(raw)) - 2
+                        and raw[-1] == "\n"
+                        and "/" not in raw
+                        and '"' not in raw
+                        and (
+                            ("{" not in raw and "}" not in raw)
+                            or (raw.count("{") == raw.count("}") and raw.lstrip()[0] not in "{}")
+                        )
+                        and n <= max_chars
+                    ):
+                        if not skip and not watch(raw):  # type: ignore[misc]
+                            break
+                        append(raw)  # the common case: one statement, ending the line
+                    else:
+                        code = raw.strip()
+                        if nothing(code) or (skip and label_alone(code)):
+                            append("\n")  # nothing to search for in it
+                        elif (
+                            code[-1] == ";"
+                            and raw[-1] == "\n"
+                            and code.find(";") == len(code) - 1
+                            and plain(code, max_chars)
+                            and (skip or watch(raw))  # type: ignore[misc]
+                        ):
+                            append(raw)  # one statement, spaces after its ;
+                        else:
+                            break
+                    if not skip:
+                        skip, watch = gate.skip, gate.watch
+                else:
+                    break  # the lines are done
+            keep.append("\n")
+        elif (
+            gate.data
+            and reader.directive
+            and reader.parts
+            and "tcgen05" not in raw
+            and "/*" not in raw
+            and not any(c in raw for c in ';{}"')
+            and reader.size + len(raw) <= MAX_DIRECTIVE_CHARS
+        ):
+            reader.size += len(raw)  # the line continues a data directive (.b8 1 // ...) no one reads
+            continue
         code = raw.strip()
         # The common case, inline: one whole statement (a vector inside it at most) on the line.
         if (
@@ -103,10 +168,7 @@ def statements(
                     code = code[m.end() :].strip()
                     if not code:
                         continue
-            if code[0] == ".":
-                yield new(Statement, ("directive", code, number, number))
-            elif quiet is None or not quiet(code, number):
-                yield new(Statement, ("instruction", code, number, number))
+            yield new(Statement, ("directive" if code[0] == "." else "instruction", code, number, number))
             continue
         if idle:  # other whole lines a reader between statements needs no state for
             if not code or code[:2] == "//":

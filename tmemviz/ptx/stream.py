@@ -21,9 +21,11 @@ Hazards (PTX 9.7.16.6 "Memory consistency model for tcgen05"; 9.7.16.8.5 tcgen05
 * a label or a branch ends the straight-line block: what is pending is dropped, not followed (no
   warning on paths the scan cannot see).
 
-With ``every=False`` a function's constant ops are only logged until its first tcgen05 instruction
-(most functions have none) and evaluated then: ``fn.constants`` is current at tcgen05 events; with
-``every=True`` it is current at every event.
+With ``every=True`` every instruction is read and ``fn.constants`` (the eager
+:class:`~tmemviz.ptx.registers.Constants`) is current at every event. With ``every=False`` the reader
+skips the plain lines of a function while nothing is pending (:class:`~tmemviz.ptx.statements.Gate`)
+and ``fn.constants`` is a :class:`~tmemviz.ptx.lazy.Lazy`: at a tcgen05 event it answers what the
+eager tracker would hold there, looking back only for the registers asked about.
 
 Pure: no I/O.
 """
@@ -36,8 +38,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tmemviz.errors import TmemvizError
-from tmemviz.ptx.constants import Bits
-from tmemviz.ptx.line import PtxLine, opcode_of, parse_line, parse_statement
+from tmemviz.ptx.lazy import CONSTANT_OPS, Lazy, parse_constant_op
+from tmemviz.ptx.line import PtxLine, opcode_of, parse_statement
 from tmemviz.ptx.registers import (
     NO_DESTINATION,
     Constants,
@@ -46,7 +48,7 @@ from tmemviz.ptx.registers import (
     registers,
     worth_evaluating,
 )
-from tmemviz.ptx.statements import MAX_STATEMENT_CHARS, Statement, statements
+from tmemviz.ptx.statements import MAX_STATEMENT_CHARS, Gate, Statement, label_of, statements
 
 TMEM_WRITERS = ("st", "mma", "cp", "shift", "dealloc")
 """tcgen05 instructions that write or free Tensor Memory; none is ordered after a tcgen05.ld of the same
@@ -55,7 +57,6 @@ RELEASES = ("bar.sync", "bar.arrive", "bar.red", "barrier.sync", "barrier.arrive
             "barrier.cta", "barrier.cluster.arrive", "mbarrier.arrive")  # fmt: skip
 """Instructions that let other threads go on (which may then write or free Tensor Memory)."""
 BRANCHES = frozenset(("bra", "brx", "ret", "exit", "trap", "call"))
-CONSTANT_OPS = frozenset(("mov", "selp", "or", "and", "xor", "shl", "shr", "add", "cvt", "prmt"))
 _FUNCTION = re.compile(r"\.(entry|func)\b\s*(?:\([^)]*\)\s*)?([\w$.]+)?")
 _TARGET = re.compile(r"^\.target\s+([\w,\s]+)")
 
@@ -97,16 +98,14 @@ class FunctionState:
     """What the checks keep while inside one .entry/.func (a new one per function)."""
 
     name: str | None
-    constants: Constants = field(default_factory=Constants)
+    constants: Any = field(default_factory=Constants)
+    """:class:`~tmemviz.ptx.registers.Constants`, or :class:`~tmemviz.ptx.lazy.Lazy` (``every=False``)."""
     pending_ld: list[PendingLd] = field(default_factory=list)
     pending_st: list[PendingSt] = field(default_factory=list)
     allocs: list[tuple[int, PtxLine]] = field(default_factory=list)
     deallocs: list[tuple[int, PtxLine]] = field(default_factory=list)
     cta_group: tuple[int, int] | None = None
     """The first .cta_group seen, and its line."""
-    cold: bool = False
-    """No tcgen05 instruction yet: constant ops are logged (``log``), evaluated at the first one."""
-    log: list[Any] = field(default_factory=list)
 
     def drop_pending(self) -> None:
         self.pending_ld.clear()
@@ -144,75 +143,73 @@ def events(
     >>> [(e.kind, e.statement.first, e.hazard and e.hazard.unread) for e in events(text)]
     [('target', 1, None), ('function', 2, None), ('tcgen05', 4, None), ('hazard', 6, ('%r2',))]
     """
-    fn = FunctionState(None)
+    lazy = not every
+    fn = FunctionState(None, Lazy() if lazy else Constants())
     header: Statement | None = None
     depth = 0
-    token = _TOKEN.match
-    matter = CONSTANT_OPS
+    gate = Gate()
 
-    def quiet(text: str, number: int) -> bool:
-        # An instruction that changes nothing here but what is done now: nothing pending (then branches
-        # and barriers change nothing), not tcgen05; a constant op forgotten or logged as _other would.
-        if fn.pending_ld or fn.pending_st or every or "tcgen05" in text:
+    def watch(raw: str) -> bool:
+        # A plain line while something is pending, as _other reads it: its reads complete lds;
+        # a branch, a release or a label is left to the statement path (False, nothing done).
+        code = raw.strip()[:-1].rstrip()
+        if ":" in code and label_of(code) is not None:
             return False
-        m = token(text)  # (guard) opcode: its head, and where its operands start
-        opcode, head = m.groups()
-        if head is None:
-            return False
-        values = fn.constants.values
-        rest = text[m.end() :]
-        if head in matter:
-            if text[:1] == "@" or _PLAIN_OPCODE.fullmatch(opcode) is None:
-                return False  # as _other reads it: a guard, or an opcode with a bracket in it
-            dest = registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0])
-            if opcode.endswith(".pred") or not worth_evaluating(head, rest, values):
-                if values:
-                    _forget(fn, dest)
-                return True
-            if not fn.cold or len(fn.log) >= MAX_LOG or (len(text) > 60 and _LONG_NUMBER.search(text)):
-                return False  # evaluated now, or the log is evaluated: _other does it
-            fn.log.append(Statement("instruction", text, number, number))
-            for name in dest:
-                values[name] = _LOGGED
-            return True
-        if not values:
-            return True
-        # does it write a register that holds a constant?
-        first = rest[:1]
-        if first == "{":
-            if head not in NO_DESTINATION:
-                _forget(fn, registers(rest[: rest.find("}")]))
-        elif first and first not in "[(" and head not in NO_DESTINATION:
-            name = rest.split(",", 1)[0]
-            if name in values:
-                _forget(fn, registers(name))
+        if code[:1] != "." and code:
+            parts = code.split(None, 1)
+            opcode = parts[0]
+            if opcode[:1] == "@" or "{" in opcode or "[" in opcode:
+                opcode, rest = opcode_of(code)
+            else:
+                rest = parts[1] if len(parts) > 1 else ""
+            dot = opcode.find(".")
+            head = opcode[:dot] if dot > 0 else opcode
+            if head in BRANCHES or opcode.startswith(RELEASES):
+                return False
+            if fn.pending_ld:
+                _read(fn, read_by(head, rest) + (registers(parts[0]) if code[:1] == "@" else []))
+        if not fn.pending_ld and not fn.pending_st:
+            gate.skip, gate.watch = True, None
         return True
 
-    for s in statements(lines, max_chars, quiet):
+    for s in statements(lines, max_chars, gate):
         kind = s.kind
         if kind == "instruction":
             text = s.text
+            if lazy:
+                fn.constants.note(s.first, text)
             if "tcgen05" in text:
-                yield from _tcgen05(s, fn, footprint)
-                continue
-            found = _other(s, fn, every)
-            if found:
-                yield from found
-        elif kind == "label":
+                yield from _tcgen05(s, fn, footprint, lazy)
+            else:
+                found = _other(s, fn, every)
+                if found:
+                    yield from found
+            if lazy:
+                gate.skip = depth > 0 and not fn.pending_ld and not fn.pending_st
+                gate.watch = watch if depth > 0 and not gate.skip else None
+            continue
+        if kind == "label":
             fn.drop_pending()
             if every:
                 yield Event("label", s, fn)
         elif kind == "open":
             if depth == 0 and header is not None:
                 m = _FUNCTION.search(header.text)
-                fn = FunctionState(m.group(2) if m else None, cold=not every)
+                fn = FunctionState(m.group(2) if m else None)
+                if lazy:
+                    gate.keep = []
+                    fn.constants = Lazy(gate.keep, s.first + 1)
                 yield Event("function", header, fn)
+            elif depth == 0 and lazy:
+                gate.data = True  # a data section's scope (.section .debug_info)
             header = None
             depth += 1
         elif kind == "close":
             depth = max(depth - 1, 0)
             if depth == 0:
                 fn.drop_pending()
+                gate.keep = None
+                gate.data = False
         elif kind == "directive":
             if depth == 0:
                 text = s.text
@@ -231,10 +228,13 @@ def events(
                 "it was cut there and reading went on with the next line"))  # fmt: skip
         elif kind == "unterminated":
             yield Event("problem", s, fn, message="the text ends inside a statement (no ';' after it)")
+        if lazy:
+            gate.skip = depth > 0 and not fn.pending_ld and not fn.pending_st
+            gate.watch = watch if depth > 0 and not gate.skip else None
 
 
 def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
-    """Any instruction but tcgen05: reads, constants, barriers, branches (the events it makes)."""
+    """Any instruction but tcgen05: reads, constants (eager), barriers, branches (the events it makes)."""
     text = s.text
     parts = text.split(None, 1)
     opcode = parts[0]
@@ -245,33 +245,24 @@ def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
     dot = opcode.find(".")
     head = opcode[:dot] if dot > 0 else opcode
     pending = fn.pending_ld
-    values = fn.constants.values
+    values = None if isinstance(fn.constants, Lazy) else fn.constants.values
     if not pending and not values and head not in CONSTANT_OPS and head not in BRANCHES and not every:
         return None  # the common case: nothing this instruction can change
     out: list[Event] = []
     parsed: PtxLine | None = None
     if pending:
         _read(fn, read_by(head, rest) + (registers(parts[0]) if text[:1] == "@" else []))
-    if head in CONSTANT_OPS and (opcode.endswith(".pred") or not worth_evaluating(head, rest, values)):
+    if values is None:
+        pass  # constants are looked for when asked (tmemviz.ptx.lazy)
+    elif head in CONSTANT_OPS and (opcode.endswith(".pred") or not worth_evaluating(head, rest, values)):
         if values:  # built from run-time values only: nothing to follow
             _forget(fn, registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0]))
     elif values and head not in CONSTANT_OPS:
         if head not in NO_DESTINATION and rest[:1] not in "[(":  # any other write forgets the register
             _forget(fn, registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0]))
-    elif fn.cold:
-        fn.log.append(s)  # evaluated if a tcgen05 instruction comes (most functions have none)
-        for name in registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0]):
-            values[name] = _LOGGED
-        if len(fn.log) > MAX_LOG or (len(text) > 60 and _LONG_NUMBER.search(text)):
-            out.extend(_warm(fn))  # (a number too long for PTX is said now, tcgen05 or not)
     elif head in CONSTANT_OPS:
         try:
-            if text[:1] != "@" and not any(c in rest for c in "{[(/") and "," in rest:
-                # `op.type %d, a, b`: split where the commas are (what parse_line would give, faster)
-                operands = tuple(x.strip() for x in rest.split(","))
-                parsed = PtxLine(" ".join(text.split()), None, opcode, operands)
-            else:
-                parsed = parse_line(text)
+            parsed = parse_constant_op(text, opcode, rest)
             fn.constants.update(parsed)
         except TmemvizError as exc:
             return [Event("problem", s, fn, message=f"not read as PTX: {exc}")]
@@ -284,51 +275,22 @@ def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
     return out
 
 
-MAX_LOG = 100_000
-"""Constant ops a function without tcgen05 so far keeps unevaluated; past it they are evaluated."""
-_LOGGED = (Bits(0, 0),)
-_LONG_NUMBER = re.compile(r"\d{41}")
-_PLAIN_OPCODE = re.compile(r"[a-z_][a-z_0-9]*(?:\.[^{\[(]*)?")
-
-
 def _forget(fn: FunctionState, names: list[str]) -> None:
     values = fn.constants.values
-    popped = [values.pop(name, None) for name in names]
-    if fn.cold and any(v is not None for v in popped):
-        fn.log.append(names)
-
-
-def _warm(fn: FunctionState) -> list[Event]:
-    """Evaluate the logged constant ops and forgets in order; the function is followed eagerly after."""
-    fn.cold = False
-    log, fn.log = fn.log, []
-    values = fn.constants.values
-    values.clear()
-    out = []
-    for entry in log:
-        if isinstance(entry, list):
-            for name in entry:
-                values.pop(name, None)
-            continue
-        try:
-            fn.constants.update(parse_line(entry.text))
-        except TmemvizError as exc:
-            out.append(Event("problem", entry, fn, message=f"not read as PTX: {exc}"))
-    return out
-
-
-_TOKEN = re.compile(r"(?:@\S*\s+)?(([a-z_][a-z_0-9]*)?\S*)\s*")
-"""An instruction's guard token, its opcode token (the opcode's head captured when it starts one), the
-whitespace after: what ``text.split(None, 2)`` would take off."""
+    for name in names:
+        values.pop(name, None)
 
 
 def _read(fn: FunctionState, names: list[str]) -> None:
     """Registers read: a pending ld whose destinations have all been read is complete."""
     if not names:
         return
+    done = False
     for p in fn.pending_ld:
         p.unread.difference_update(names)
-    fn.pending_ld = [p for p in fn.pending_ld if p.unread]
+        done = done or not p.unread
+    if done:
+        fn.pending_ld = [p for p in fn.pending_ld if p.unread]
 
 
 def _hazards(s: Statement, fn: FunctionState, what: str) -> list[Event]:
@@ -340,10 +302,8 @@ def _hazards(s: Statement, fn: FunctionState, what: str) -> list[Event]:
     return out
 
 
-def _tcgen05(s: Statement, fn: FunctionState, footprint: Footprint | None) -> Iterator[Event]:
+def _tcgen05(s: Statement, fn: FunctionState, footprint: Footprint | None, lazy: bool) -> Iterator[Event]:
     """A statement that mentions tcgen05 (an instruction, or a name that merely holds the word)."""
-    if fn.cold:
-        yield from _warm(fn)
     try:
         line = parse_statement(s.text)
     except TmemvizError as exc:
@@ -364,8 +324,9 @@ def _tcgen05(s: Statement, fn: FunctionState, footprint: Footprint | None) -> It
         fn.pending_st.clear()
     if fn.pending_ld and op.split("::")[0] in TMEM_WRITERS:
         yield from _hazards(s, fn, f"tcgen05.{op.split('::')[0]}")
-    for name in destinations(line):
-        fn.constants.values.pop(name, None)
+    if not lazy:
+        for name in destinations(line):
+            fn.constants.values.pop(name, None)
     yield Event("tcgen05", s, fn, line=line)
     if op == "ld":
         where = _footprint(footprint, line)

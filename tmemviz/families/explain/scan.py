@@ -93,6 +93,10 @@ def records(
             s, line = e.statement, e.line
             assert s is not None and line is not None
             record = explain(s.first, collapse(s.text) + ";", line, e.fn, module)
+            asked = getattr(e.fn.constants, "problems", None)
+            if asked:  # statements a value was looked for in (tmemviz.ptx.lazy) that could not be read
+                module.warnings.extend(Warning(n, message) for n, message in asked)
+                asked.clear()
             if tracker is not None:
                 tracker.explained(e)
             if record is None:

@@ -1,0 +1,74 @@
+"""Constants looked for when asked (explain's reader) equal the eager tracker's at every tcgen05
+instruction: on every fixture kernel, and on random functions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tmemviz.files import text_lines
+from tmemviz.ptx.registers import registers
+from tmemviz.ptx.stream import events
+
+KERNELS = sorted((Path(__file__).parents[1] / "kernels").glob("*.ptx"))
+
+
+def asked(lines: list[str], every: bool) -> list[tuple[int, str, object]]:
+    """(line, register, value) for every register operand of every tcgen05 instruction."""
+    out = []
+    for e in events(lines, every=every):
+        if e.kind == "tcgen05" and e.line is not None:
+            for operand in e.line.operands:
+                for name in registers(operand):
+                    out.append((e.statement.first, name, e.fn.constants.get(name)))
+    return out
+
+
+@pytest.mark.parametrize("path", KERNELS, ids=[p.name for p in KERNELS])
+def test_every_fixture_gets_the_eager_values(path: Path) -> None:
+    lines = list(text_lines(path))
+    lazy, eager = asked(lines, False), asked(lines, True)
+    assert lazy == eager
+    if path.name.startswith(("cute_dsl", "cutlass")):  # their MMA descriptors and alloc sizes are constants
+        assert any(v is not None for _, _, v in eager)
+
+
+def test_the_gate_skips_most_lines_of_a_real_kernel() -> None:
+    """The point of the lazy reader: most lines of a kernel are never read statement by statement."""
+    lines = list(text_lines(Path(__file__).parents[1] / "kernels" / "cute_dsl_fmha.ptx"))
+    for e in events(lines):
+        fn = e.fn
+    read = len(fn.constants._texts)  # the statements read one by one (the rest were skipped)
+    assert read < len(lines) / 2
+
+
+OPS = ["mov.b32 %r{a}, {k};", "mov.b32 %r{a}, %r{b};", "add.s32 %r{a}, %r{b}, {k};",
+       "or.b32 %r{a}, %r{b}, %r{c};", "selp.b32 %r{a}, {k}, 16, %p1;", "@%p2 mov.b32 %r{a}, {k};",
+       "shl.b32 %r{a}, %r{b}, 3;", "and.b32 %r{a}, %r{b}, 255;", "ld.global.b32 %r{a}, [%rd1];",
+       "mul.lo.s32 %r{a}, %r{b}, %r{c};", "mov.b64 %rd{a}, {{%r{b}, %r{c}}};",
+       "mov.b64 {{%r{a}, %r{b}}}, %rd{c};",
+       "cvt.u32.u64 %r{a}, %rd{b};", "setp.ne.s32 %p1, %r{a}, 0;", "$L{k}:", "bra $L{k};", "// %r{a} = 1;",
+       "tcgen05.ld.sync.aligned.32x32b.x2.b32 {{%r{a}, %r{b}}}, [%r9];", "st.global.b32 [%rd1], %r{a};",
+       "tcgen05.mma.cta_group::1.kind::f16 [%r{a}], %rd1, %rd2, %r{b}, 1;",
+       "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r9], %r{a};",
+       "mov.b32 %r{a},\n {k};", "{{ .reg .b32 t; mov.b32 %r{a}, {k}; }}",
+       "mov.b32 %r{a}, 5; mov.b32 %r{b}, 6;",
+       "bar.sync 0;", "tcgen05.wait::ld.sync.aligned;"]  # fmt: skip
+
+
+def test_property_random_functions_get_the_eager_values() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    op = st.tuples(st.sampled_from(OPS), st.integers(1, 6), st.integers(1, 6), st.integers(1, 6),
+                   st.sampled_from([0, 1, 7, 128, 16384, 138420240]))  # fmt: skip
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(op, max_size=30))
+    def check(body: list[tuple[str, int, int, int, int]]) -> None:
+        text = [o.format(a=a, b=b, c=c, k=k) for o, a, b, c, k in body]
+        lines = [f"{line}\n" for line in [".entry k()", "{", *"\n".join(text).split("\n"), "}"]]
+        assert asked(lines, False) == asked(lines, True)
+
+    check()

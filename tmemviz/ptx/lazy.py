@@ -1,0 +1,315 @@
+"""Constant values of registers found when asked: what :class:`~tmemviz.ptx.registers.Constants` would
+hold at a point of a function, without following every instruction before it.
+
+``explain`` needs a register's value at a few tcgen05 instructions only (an MMA's instruction
+descriptor, an alloc's column count). Following every ``mov`` and ``add`` of a 700,000-line module to
+answer them costs most of its reading time, so the reader keeps the function's plain lines as text
+(:class:`~tmemviz.ptx.statements.Gate`) and the statements it read one by one as a list, and this
+module looks back from the asking instruction for the last statement that wrote the register, then
+evaluates that one (its own sources asked the same way, at its place). The answer is the eager
+tracker's, by construction: the same rules decide what a statement does to a register
+(:func:`effect`), and the same evaluation gives its value (:func:`tmemviz.ptx.registers.evaluate`).
+A chain of writes too long to follow back is followed forward instead (:meth:`Lazy._replay`).
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import bisect
+from itertools import accumulate
+from typing import NamedTuple
+
+from tmemviz.errors import TmemvizError
+from tmemviz.ptx.constants import Value, const
+from tmemviz.ptx.line import PtxLine, opcode_of, parse_immediate, parse_line, parse_statement
+from tmemviz.ptx.registers import (
+    NO_DESTINATION,
+    Constants,
+    applied,
+    destinations,
+    evaluate,
+    registers,
+    worth_evaluating,
+)
+
+CONSTANT_OPS = frozenset(("mov", "selp", "or", "and", "xor", "shl", "shr", "add", "cvt", "prmt"))
+Position = tuple[int, int]
+"""(line, order): a statement read one by one has its reading order (from 1); a plain line 0."""
+_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+_DEPTH = 200
+"""Writes followed back before the chain is followed forward instead (Python's stack is not deep)."""
+
+
+class Effect(NamedTuple):
+    """What an instruction may do to registers: ``kind`` "constant" (a constant op: evaluated, or
+    forgotten when not worth it) or "forget" (anything else that writes them)."""
+
+    kind: str
+    names: list[str]
+    head: str
+    opcode: str
+    rest: str
+
+
+def effect(text: str) -> Effect | None:
+    """What the instruction ``text`` (no ``;``) does to the registers it writes, as the eager tracker
+    reads it; None when it writes none (or is a tcgen05 instruction that cannot be read).
+
+    >>> effect("@%p1 mov.b32 %r6, 5").kind, effect("ld.global.b32 %r6, [%rd1]").names
+    ('constant', ['%r6'])
+    >>> effect("st.global.b32 [%rd1], %r6") is None
+    True
+    """
+    if "tcgen05" in text:
+        try:
+            line = parse_statement(text)
+        except TmemvizError:
+            return None  # not read: the tracker keeps every register as it was
+        tokens = line.qualifiers
+        if len(tokens) >= 2 and tokens[0] == "tcgen05":
+            names = destinations(line)
+            return Effect("forget", names, "tcgen05", line.opcode, "") if names else None
+    parts = text.split(None, 1)
+    opcode = parts[0]
+    if opcode[:1] == "@" or "{" in opcode or "[" in opcode:
+        opcode, rest = opcode_of(text)
+    else:
+        rest = parts[1] if len(parts) > 1 else ""
+    dot = opcode.find(".")
+    head = opcode[:dot] if dot > 0 else opcode
+    names = registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0])
+    if head in CONSTANT_OPS:
+        return Effect("constant", names, head, opcode, rest)
+    if head not in NO_DESTINATION and rest[:1] not in "[(" and names:
+        return Effect("forget", names, head, opcode, rest)
+    return None
+
+
+def parse_constant_op(text: str, opcode: str, rest: str) -> PtxLine:
+    """A constant op's :class:`PtxLine`: ``op.type %d, a, b`` split where its commas are (what
+    :func:`parse_line` gives, faster), anything else parsed."""
+    if text[:1] != "@" and not any(c in rest for c in "{[(/") and "," in rest:
+        return PtxLine(" ".join(text.split()), None, opcode, tuple(x.strip() for x in rest.split(",")))
+    return parse_line(text)
+
+
+def plain_statement(line: str) -> str | None:
+    """The instruction of a plain line (one statement, no comment, as the reader skipped it), without
+    its label and ``;``; None for a directive."""
+    from tmemviz.ptx.statements import label_of
+
+    code = line.strip()[:-1].rstrip()
+    if ":" in code:
+        found = label_of(code)
+        if found is not None:
+            code = code[found:].strip()
+    if not code or code[0] == ".":
+        return None
+    return code
+
+
+class _TooDeep(Exception):
+    pass
+
+
+class _Known:
+    """``name in known``: whether a register holds known bits at ``where`` (for worth_evaluating)."""
+
+    def __init__(self, lazy: Lazy, where: Position) -> None:
+        self.lazy, self.where = lazy, where
+
+    def __contains__(self, name: object) -> bool:
+        return self.lazy.value(str(name), self.where) is not None
+
+
+class Lazy:
+    """One function's constants, answered at :attr:`point` (what ``get`` reads).
+
+    ``keep``: the function's lines from line ``base`` on, a plain line (skipped by the reader) as its
+    text, any other as ``"\\n"``; :meth:`note` adds each statement read one by one, in order.
+    """
+
+    def __init__(self, keep: list[str] | None = None, base: int = 0) -> None:
+        self.keep: list[str] = keep if keep is not None else []
+        self.base = base
+        self.point: Position = (0, 0)
+        self.problems: list[tuple[int, str]] = []
+        """(line, message) of statements asked about that could not be read; the reader takes them."""
+        self._order = 0
+        self._positions: list[Position] = []
+        self._texts: list[str] = []
+        self._segments: list[tuple[int, str, list[int]]] = []  # (first keep index, text, line offsets)
+        self._joined = 0
+        self._last: dict[str, tuple[Position, tuple[Position, str] | None]] = {}
+        self._values: dict[tuple[str, Position], Value | None] = {}
+        self._reported: set[Position] = set()
+        self._depth = 0
+
+    def note(self, first: int, text: str) -> None:
+        """An instruction read one by one (``first``: its first line); it is the point asked at next."""
+        self._order += 1
+        self.point = (first, self._order)
+        self._positions.append(self.point)
+        self._texts.append(text)
+
+    def get(self, operand: str) -> Value | None:
+        """What ``operand`` (a register or an immediate) holds once the statement at :attr:`point` is
+        done (a tcgen05.ld's own destinations are forgotten, as the eager tracker has them at its event)."""
+        if operand[:1] == "%":
+            after = (self.point[0], self.point[1] + 1)
+            try:
+                value = self.value(operand, after)
+            except _TooDeep:
+                value = self._replay(operand, after)
+            if value is not None:
+                return value
+        number = parse_immediate(operand)
+        return const(number, 64) if number is not None else None
+
+    def value(self, name: str, where: Position) -> Value | None:
+        """What register ``name`` holds just before ``where``."""
+        while True:
+            found = self._last_write(name, where)
+            if found is None:
+                return None
+            key = (name, found[0])
+            if key in self._values:
+                return self._values[key]
+            self._depth += 1
+            try:
+                if self._depth > _DEPTH:
+                    raise _TooDeep
+                done, value = self._written(name, *found)
+            finally:
+                self._depth -= 1
+            if done:
+                self._values[key] = value
+                return value
+            where = found[0]  # the statement changed nothing: what came before it stands
+
+    def _written(self, name: str, where: Position, text: str) -> tuple[bool, Value | None]:
+        """(whether ``text`` at ``where`` set ``name``, what it holds after) under the eager rules."""
+        e = effect(text)
+        if e is None or name not in e.names:
+            return False, None
+        if e.kind == "forget":
+            return True, None
+        if e.opcode.endswith(".pred") or not worth_evaluating(e.head, e.rest, _Known(self, where)):
+            return True, None
+        try:
+            line = parse_constant_op(text, e.opcode, e.rest)
+            written = destinations(line)
+            if name not in written:
+                return False, None
+            new = evaluate(line, written, lambda o: self._operand(o, where))
+        except TmemvizError as exc:  # the statement is not read: the register keeps what it held
+            if where not in self._reported:
+                self._reported.add(where)
+                self.problems.append((where[0], f"not read as PTX: {exc}"))
+            return False, None
+        old = self.value(name, where) if line.guard and name in new else None
+        return True, applied(line, name, new, old)
+
+    def _operand(self, operand: str, where: Position) -> Value | None:
+        value = self.value(operand, where) if operand[:1] == "%" else None
+        if value is not None:
+            return value
+        number = parse_immediate(operand)
+        return const(number, 64) if number is not None else None
+
+    # -- finding the last write ------------------------------------------------------------------
+
+    def _last_write(self, name: str, where: Position) -> tuple[Position, str] | None:
+        """The last statement before ``where`` that may write ``name`` (its position and text)."""
+        memo = self._last.get(name)
+        if memo is not None and memo[0] <= where:
+            since, before = memo
+        else:
+            since, before = (0, 0), None
+        found = self._search(name, since, where) or before
+        if memo is None or where >= memo[0]:
+            self._last[name] = (where, found)
+        return found
+
+    def _search(self, name: str, since: Position, where: Position) -> tuple[Position, str] | None:
+        plain = self._plain_write(name, since[0], where[0])
+        low = bisect.bisect_left(self._positions, plain[0] if plain else since)
+        texts, positions = self._texts, self._positions
+        for i in range(bisect.bisect_left(positions, where) - 1, low - 1, -1):
+            text = texts[i]
+            if name in text:
+                e = effect(text)
+                if e is not None and name in e.names:
+                    return positions[i], text
+        return plain
+
+    def _plain_write(self, name: str, since: int, before: int) -> tuple[Position, str] | None:
+        """The last plain line from line ``since`` up to (not with) ``before`` that may write ``name``."""
+        self._join()
+        stop = before - self.base  # keep indices below this
+        start = since - self.base
+        size = len(name)
+        for first, text, offsets in reversed(self._segments):
+            last = first + len(offsets) - 1
+            if last <= start:
+                break
+            if first >= stop:
+                continue
+            end = offsets[stop - first] if stop < last else len(text)
+            low = offsets[start - first] if start > first else 0
+            at = text.rfind(name, low, end)
+            while at >= 0:
+                line_start = text.rfind("\n", 0, at) + 1
+                after = text[at + size : at + size + 1]
+                if not after or after not in _WORD:
+                    line_end = text.find("\n", at)
+                    code = plain_statement(text[line_start : line_end if line_end >= 0 else len(text)])
+                    if code is not None and name in code:
+                        e = effect(code)
+                        if e is not None and name in e.names:
+                            index = first + bisect.bisect_right(offsets, line_start) - 1
+                            return (self.base + index, 0), code
+                at = text.rfind(name, low, line_start)
+        return None
+
+    def _join(self) -> None:
+        """Join the kept lines not joined yet into one more searchable segment."""
+        keep = self.keep
+        if self._joined < len(keep):
+            lines = keep[self._joined :]
+            self._segments.append((self._joined, "".join(lines), [0, *accumulate(map(len, lines))]))
+            self._joined = len(keep)
+
+    # -- a chain too long: forward -----------------------------------------------------------------
+
+    def _replay(self, name: str, where: Position) -> Value | None:
+        """What the eager tracker holds for ``name`` at ``where``: every statement before it, in order."""
+        tracker = Constants()
+        self._join()
+        plain: list[tuple[Position, str]] = []
+        for first, text, _ in self._segments:
+            for i, line in enumerate(text.splitlines(keepends=True)):
+                if line != "\n":
+                    code = plain_statement(line)
+                    if code is not None:
+                        plain.append(((self.base + first + i, 0), code))
+        slow = list(zip(self._positions, self._texts, strict=True))
+        for at, text in sorted(plain + slow):
+            if at >= where:
+                break
+            e = effect(text)
+            if e is None:
+                continue
+            unknown = e.kind == "forget" or e.opcode.endswith(".pred")
+            if unknown or not worth_evaluating(e.head, e.rest, tracker.values):
+                for n in e.names:
+                    tracker.values.pop(n, None)
+            else:
+                try:
+                    tracker.update(parse_constant_op(text, e.opcode, e.rest))
+                except TmemvizError as exc:
+                    if at not in self._reported:
+                        self._reported.add(at)
+                        self.problems.append((at[0], f"not read as PTX: {exc}"))
+        return tracker.values.get(name)
