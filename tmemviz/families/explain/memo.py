@@ -41,20 +41,21 @@ class Made:
         """``record``: as made, its head first (:func:`remember` checks); raises ValueError for a value
         that is not a dict, list, tuple, string, number, bool or None."""
         sizes = [0]
-        self.base = dict(record)
-        """The record's fields, its dicts and lists as None: each copy puts fresh ones in (``parts``)."""
         parts = []
+        base = {}
         for key, value in record.items():
-            make = _copier(value, sizes)
+            make, pristine = _copier(value, sizes)
+            base[key] = pristine
             if type(value) in (dict, list):
                 parts.append((key, make))
-                self.base[key] = None
+        self.base = base
+        """The record as made, its dicts and lists private ones that are never handed out: a copy is
+        ``base.copy()`` with fresh ones put in (``parts``), and is compared with these in :meth:`text`."""
         self.parts = tuple(parts)
         self.messages = messages
         self.cells = record.get("cells") if type(record.get("cells")) is LazyCells else None
-        copy = self.record(None, None, None)
-        self.keys = list(copy)
-        self.values = list(copy.values())[3:]
+        self.keys = list(base)
+        self.values = list(base.values())[3:]
         """What an unchanged copy holds after its head (checked before :meth:`text` answers for one)."""
         self.tail: str | None = None
         self.size = sizes[0] + sum(map(len, messages)) + 64 * len(record)
@@ -67,10 +68,12 @@ class Made:
             out[key] = make()
         return out
 
-    def tail_of(self, record: dict[str, Any], cells_json: Callable[[Any], str]) -> str | None:
-        """``json.dumps(record)`` after its head (``{"line": .., "ptx": .., "function": .., ``; lazy cells
-        written by ``cells_json``), for a copy this made; None when the record was changed since it was
-        made (the caller writes it the slow way)."""
+    def text(
+        self, record: dict[str, Any], heads: Heads, cells_json: Callable[[Any], str]
+    ) -> tuple[str, str] | None:
+        """``json.dumps(record)`` (lazy cells written by ``cells_json``) in two pieces, its head
+        (``{"line": .., "ptx": .., "function": .., ``) and the text after it, written once, for a copy
+        this made; None when the record was changed since it was made (the caller writes it the slow way)."""
         if list(record) != self.keys or list(record.values())[3:] != self.values:
             return None
         tail = self.tail
@@ -85,27 +88,24 @@ class Made:
                 tail = json.dumps(body)
             tail = self.tail = tail[1:]
             self.size += len(tail)
-        return tail
+        line, ptx, function = record["line"], record["ptx"], record["function"]
+        if type(line) is not int or type(ptx) is not str or type(function) is not str:
+            return None
+        if ptx != heads.ptx:
+            heads.ptx, heads.ptx_json = ptx, encode_basestring_ascii(ptx)
+        if function != heads.function:
+            heads.function, heads.function_json = function, encode_basestring_ascii(function)
+        ptx_json, function_json = heads.ptx_json, heads.function_json
+        return f'{{"line": {int.__repr__(line)}, "ptx": {ptx_json}, "function": {function_json}, ', tail
 
 
 class Heads:
-    """The JSON text of records' heads, ``{"line": 12, "ptx": "..", "function": "..", ``: a statement's
-    and a function's text are written once while they repeat."""
+    """The last statement and function written, and their JSON strings: a statement's and a function's
+    text are encoded once while they repeat."""
 
     def __init__(self) -> None:
         self.ptx = self.function = ""
         self.ptx_json = self.function_json = '""'
-
-    def __call__(self, record: dict[str, Any]) -> str | None:
-        """The head of ``record``; None when its line is not an int or its texts are not strings."""
-        line, ptx, function = record["line"], record["ptx"], record["function"]
-        if type(line) is not int or type(ptx) is not str or type(function) is not str:
-            return None
-        if ptx != self.ptx:
-            self.ptx, self.ptx_json = ptx, encode_basestring_ascii(ptx)
-        if function != self.function:
-            self.function, self.function_json = function, encode_basestring_ascii(function)
-        return f'{{"line": {int.__repr__(line)}, "ptx": {self.ptx_json}, "function": {self.function_json}, '
 
 
 def remember(record: dict[str, Any], messages: tuple[str, ...]) -> Made | None:
@@ -119,39 +119,44 @@ def remember(record: dict[str, Any], messages: tuple[str, ...]) -> Made | None:
         return None
 
 
-def _copier(value: Any, sizes: list[int]) -> Callable[[], Any]:
-    """A function that returns a fresh copy of ``value``: new dicts and lists, the same atoms and tuples
-    (of atoms and tuples); ``sizes[0]`` grows by about the characters it holds."""
+def _copier(value: Any, sizes: list[int]) -> tuple[Callable[[], Any], Any]:
+    """A function that returns a fresh copy of ``value`` (new dicts and lists, the same atoms and tuples
+    of atoms), and the private copy it copies from; ``sizes[0]`` grows by about the characters it holds.
+    Raises ValueError for another kind of value."""
     kind = type(value)
     if kind in _ATOMS:
         sizes[0] += len(value) if kind is str else 8
-        return lambda: value
+        return (lambda: value), value
     if kind is tuple or kind is LazyCells:
         for v in value:
             _copier(v, sizes)
             if type(v) in (dict, list):
                 raise ValueError("a tuple holding a dict or a list")
-        return lambda: value
+        return (lambda: value), value
     if kind is dict:
-        base = dict(value)
-        subs = [(k, _copier(v, sizes)) for k, v in value.items() if type(v) in (dict, list)]
+        pristine: Any = {}
+        subs = []
+        for k, v in value.items():
+            make, pristine[k] = _copier(v, sizes)
+            if type(v) in (dict, list):
+                subs.append((k, make))
         sizes[0] += 16 * len(value) + sum(len(k) for k in value if type(k) is str)
         if not subs:
-            return base.copy
-        for k, _ in subs:
-            base[k] = None
+            return pristine.copy, pristine
 
-        def dict_copy() -> dict[str, Any]:
-            out = base.copy()
+        def dict_copy() -> dict[Any, Any]:
+            out = pristine.copy()
             for k, make in subs:
                 out[k] = make()
             return out
 
-        return dict_copy
+        return dict_copy, pristine
     if kind is list:
-        makes = [_copier(v, sizes) for v in value]
+        made = [_copier(v, sizes) for v in value]
+        pristine = [p for _, p in made]
         sizes[0] += 8 * len(value)
         if all(type(v) not in (dict, list) for v in value):
-            return list(value).copy
-        return lambda: [make() for make in makes]
+            return pristine.copy, pristine
+        makes = [m for m, _ in made]
+        return (lambda: [make() for make in makes]), pristine
     raise ValueError(f"a value of type {kind.__name__}")

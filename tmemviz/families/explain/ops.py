@@ -54,7 +54,8 @@ class Explainer:
         self._cached = 0
         self.known: dict[tuple[Any, ...], _Known] = {}
         """Per distinct statement (memo.py): what it needs, and its records made so far."""
-        self.last: tuple[dict[str, Any], Made | None] | None = None
+        self.last: dict[str, Any] | None = None
+        self.last_made: Made | None = None
         """The record just made, and its :class:`Made` (what :meth:`text_of` writes it from)."""
         self._size = 0
         self.heads = Heads()
@@ -124,25 +125,29 @@ class Explainer:
                     known.made[value] = made
                     self._size += made.size
                     record = made.record(line, statement, fn.name)
-        else:
-            record = made.record(line, statement, fn.name)
+        else:  # made.record(), inlined: this is the path of every repeat
+            record = made.base.copy()
+            record["line"], record["ptx"], record["function"] = line, statement, fn.name
+            for key, make in made.parts:
+                record[key] = make()
             for message in made.messages:
                 module.warnings.append(Warning(line, message))
-        self.last = (record, made)
+        self.last, self.last_made = record, made
         return record
 
     def text_of(self, record: dict[str, Any]) -> tuple[str, str] | None:
         """The JSON text of ``record`` in two pieces when it is the one just made and unchanged (memo.py),
         else None."""
-        last = self.last
-        if last is None or last[0] is not record or last[1] is None:
+        made = self.last_made
+        if made is None or record is not self.last:
             return None
-        made = last[1]
-        before = made.size
-        tail = made.tail_of(record, lambda cells: self.cells_json(cells, keep=False))
-        self._size += made.size - before
-        head = self.heads(record) if tail is not None else None
-        return None if head is None or tail is None else (head, tail)
+        size = made.size
+        pieces = made.text(record, self.heads, self._cells_once)
+        self._size += made.size - size
+        return pieces
+
+    def _cells_once(self, cells: LazyCells) -> str:
+        return self.cells_json(cells, keep=False)  # the record's text keeps it (memo.py)
 
     def _answer(
         self, line: int, statement: str, parsed: PtxLine, name: str | None, module: Module, known: _Known,
