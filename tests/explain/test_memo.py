@@ -10,14 +10,20 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from tmemviz.api import catalog
-from tmemviz.families.explain import ops
+from tmemviz.errors import TmemvizError
+from tmemviz.families.explain import memo
+from tmemviz.families.explain.answers import cell_records, cells_template
 from tmemviz.families.explain.document import NOTES
 from tmemviz.families.explain.ops import Explainer
 from tmemviz.families.explain.scan import Module, records
 from tmemviz.families.explain.source import scanned
 from tmemviz.families.explain.stream import write_json
+from tmemviz.families.ldst.layout import Cell, cells, make_instruction
+from tmemviz.families.ldst.shapes import builtin
 from tmemviz.ptx.constants import Bits, const
 from tmemviz.ptx.line import parse_line
 from tmemviz.ptx.stream import FunctionState
@@ -67,7 +73,7 @@ def test_fixture_json_is_a_fresh_explainers_every_time() -> None:
         expected = stream([path], Fresh())
         explainer = Explainer(catalog())
         assert stream([path], explainer) == expected, path
-        assert explainer.known, path  # something was remembered
+        assert explainer.memo.by_key, path  # something was remembered
         assert stream([path], explainer) == expected, path
     everything = stream(PTX + SASS, Fresh())
     explainer = Explainer(catalog())
@@ -153,10 +159,10 @@ def test_memory_bound_forgets_and_answers_the_same(monkeypatch: pytest.MonkeyPat
     """With no room to remember, every statement is answered afresh: the same bytes."""
     paths = [FIXTURES / "cute_dsl_gemm.ptx", FIXTURES / "triton_mma_epilogue.ptx"]
     expected = stream(paths, Fresh())
-    monkeypatch.setattr(ops, "CACHED_CHARS", 0)
+    monkeypatch.setattr(memo, "CACHED_CHARS", 0)
     explainer = Explainer(catalog())
     assert stream(paths, explainer) == expected
-    assert len(explainer.known) <= 1
+    assert len(explainer.memo.by_key) <= 1 and len(explainer.memo.lines) <= 1
 
 
 class _Constants:
@@ -188,7 +194,7 @@ def test_the_register_constant_is_part_of_the_key() -> None:
             assert got == fresh and list(got) == list(fresh)
             assert [w.record() for w in module.warnings] == [w.record() for w in fresh_module.warnings]
     assert asked.count("%r3") == asked.count("%r7") == 2 * len(values)  # ours and the fresh explainer's
-    assert len(explainer.known) == 2
+    assert len(explainer.memo.by_key) == 2
 
 
 def test_repeated_warnings_are_given_at_each_line(tmp_path: Path) -> None:
@@ -210,3 +216,54 @@ def test_repeated_warnings_are_given_at_each_line(tmp_path: Path) -> None:
     explainer = Explainer(catalog())
     assert stream([path], explainer) == expected
     assert stream([path], explainer) == expected
+
+
+def _json_template(cells: Any, count: int, pack: bool) -> str:
+    """The cells template the slow way: json.dumps of the records with marks, marks made fields."""
+    marks = [f"\x01{i}\x02" for i in range(count)]
+    text = json.dumps(cell_records(cells, marks, pack)).replace("{", "{{").replace("}", "}}")
+    return text.replace('"\\u0001', "{").replace('\\u0002"', "}")
+
+
+def test_cells_template_is_json_dumps_for_every_shape() -> None:
+    """Every ld/st shape, .num and packing: the template filled with names is json.dumps of the cells."""
+    checked = 0
+    for name in ("32x32b", "16x64b", "16x128b", "16x256b", "16x32bx2"):
+        shape = builtin(name)
+        for num in (1, 2, 4, 8, 16, 32, 64, 128):
+            for pack in (False, True):
+                try:
+                    ins = make_instruction(shape, num, pack=pack, split_offset=2 if shape.split else None)
+                except TmemvizError:
+                    continue  # not a valid .num for this shape
+                found = cells(ins)
+                count = ins.registers_per_thread
+                template = cells_template(found, count, ins.pack)
+                assert template == _json_template(found, count, ins.pack)
+                names = [f"%r{i}" for i in range(count - 1)]  # one short: its cells say null
+                filled = template.format(*map(json.dumps, names), "null")
+                assert filled == json.dumps(cell_records(found, names, ins.pack))
+                checked += 1
+    assert checked > 60
+
+
+@given(
+    st.lists(st.tuples(st.integers(-3, 300), st.integers(-2, 9), st.sampled_from([0, 1, None]),
+                       st.integers(0, 127), st.integers(0, 600)), max_size=12),
+    st.integers(0, 8),
+    st.booleans(),
+)  # fmt: skip
+@example([(0, 0, None, 1, 2), (0, 1, 1, 1, 3)], 2, True)  # a packed cell without its half
+@example([(True, 0, None, 1, 2)], 1, False)  # a bool where ints go (json says true)
+@example([(0, 2, None, 1, 2)], 2, False)  # a reg past the names
+def test_cells_template_on_any_cells(rows: list[tuple[Any, ...]], count: int, pack: bool) -> None:
+    """Odd cells too (a reg past the names or negative, a missing half): the same text as json.dumps."""
+    found = [Cell(*row) for row in rows]
+
+    def outcome(make: Any) -> Any:
+        try:
+            return make(found, count, pack)
+        except IndexError:  # a negative reg past the names, as cell_records says it
+            return IndexError
+
+    assert outcome(cells_template) == outcome(_json_template)

@@ -7,6 +7,7 @@ base register); this module only phrases what they computed.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import starmap
 from typing import Any
 
 
@@ -36,28 +37,29 @@ def cells_template(cells: Sequence[Any], count: int, pack: bool) -> str:
     per instruction. Exactly ``json.dumps``'s text (its separators, ints as ``repr``).
 
     >>> from tmemviz.families.ldst.layout import Cell
+    >>> cells_template([Cell(0, 0, None, 3, 4), Cell(0, 1, None, 3, 5)], 2, False)
+    '[{{"thread": 0, "reg": 0, "register": {0}, "lane": 3, "col": 4}}, \
+{{"thread": 0, "reg": 1, "register": {1}, "lane": 3, "col": 5}}]'
     >>> cells_template([Cell(0, 0, None, 3, 4), Cell(0, 1, None, 3, 5)], 1, False)
     '[{{"thread": 0, "reg": 0, "register": {0}, "lane": 3, "col": 4}}, \
 {{"thread": 0, "reg": 1, "register": null, "lane": 3, "col": 5}}]'
     """
-    if not all(type(c.thread) is int and type(c.reg) is int and type(c.lane) is int and type(c.col) is int
-               and (not pack or c.half is None or type(c.half) is int) for c in cells):  # fmt: skip
-        import json
+    # (thread, reg, half, lane, col) columns: ints (half too when packed), every reg one of the names.
+    columns = list(zip(*cells, strict=True)) if cells else []
+    plain = len(columns) == 5 and all(
+        set(map(type, columns[i])) == {int} for i in ((0, 1, 2, 3, 4) if pack else (0, 1, 3, 4))
+    )
+    if plain and min(columns[1]) >= 0 and max(columns[1]) < count:
+        # str.format writes an int as repr does, as json does; {{{1}}} is the field of the cell's reg.
+        half = '"half": {2}, ' if pack else ""
+        pattern = '{{{{"thread": {0}, "reg": {1}, ' + half + '"register": {{{1}}}, "lane": {3}, '
+        pattern += '"col": {4}}}}}'
+        return "[" + ", ".join(starmap(pattern.format, cells)) + "]"
+    import json
 
-        marks = [f"\x01{i}\x02" for i in range(count)]  # each becomes the field {i}; no other string has them
-        text = json.dumps(cell_records(cells, marks, pack)).replace("{", "{{").replace("}", "}}")
-        return text.replace('"\\u0001', "{").replace('\\u0002"', "}")
-    names = [f"{{{i}}}" for i in range(count)]
-    if pack:
-        pattern = '{{"thread": %d, "reg": %d, "half": %s, "register": %s, "lane": %d, "col": %d}}'
-        items = [pattern % (c.thread, c.reg, "null" if c.half is None else c.half,
-                            names[c.reg] if c.reg < count else "null", c.lane, c.col)
-                 for c in cells]  # fmt: skip
-    else:
-        pattern = '{{"thread": %d, "reg": %d, "register": %s, "lane": %d, "col": %d}}'
-        items = [pattern % (c.thread, c.reg, names[c.reg] if c.reg < count else "null", c.lane, c.col)
-                 for c in cells]  # fmt: skip
-    return "[" + ", ".join(items) + "]"
+    marks = [f"\x01{i}\x02" for i in range(count)]  # each becomes the field {i}; no other string has them
+    text = json.dumps(cell_records(cells, marks, pack)).replace("{", "{{").replace("}", "}}")
+    return text.replace('"\\u0001', "{").replace('\\u0002"', "}")
 
 
 def ldst_summary(ins: Any, base: str | None) -> str:

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from json.encoder import encode_basestring_ascii
 from typing import Any, NamedTuple
 
+CACHED_CHARS = 1 << 25
+"""About how many characters of records and their JSON text are remembered (32 Mi): past that, all is
+forgotten and remembered anew, so memory stays bounded whatever the module."""
 HEAD = ["line", "ptx", "function"]
 """The fields every record starts with, in this order (set per occurrence)."""
 MARK = "\x00cells\x00"
@@ -31,9 +33,88 @@ class LazyCells(NamedTuple):
     names: tuple[str, ...] | None
 
 
+class Known:
+    """What one statement needs before its register constant is looked up (its lowercased qualifiers,
+    None for no tcgen05 instruction; the operand; an mma's reading), and what it made per value."""
+
+    __slots__ = ("lazy", "made", "mma", "operand", "target", "tokens")
+
+    def __init__(self, parsed: Any, target: str | None, lazy: bool) -> None:
+        from tmemviz.errors import TmemvizError
+
+        self.target, self.lazy = target, lazy
+        tokens: list[str] | None = [t.lower() for t in parsed.qualifiers]
+        assert tokens is not None
+        self.operand: str | None = None
+        """The register (or immediate) whose constant value the record depends on."""
+        self.mma: Any = None
+        self.made: dict[Any, Made] = {}
+        head = tokens[1].split("::")[0] if len(tokens) > 1 else None
+        if len(tokens) < 2 or tokens[0] != "tcgen05":
+            tokens = None
+        elif head == "mma":
+            from tmemviz.families.mma.spelling import parse_mma
+
+            try:
+                self.mma = parse_mma(parsed)
+                self.operand = self.mma.idesc
+            except TmemvizError:
+                pass  # said when the record is made
+        elif head in ("alloc", "dealloc") and tokens[1] != "relinquish_alloc_permit" and parsed.operands:
+            self.operand = parsed.operands[-1]  # nCols
+        self.tokens = tokens
+
+
+class Memo:
+    """The statements of one run: by parsed line (its text, guard, opcode, operands), module target and
+    lazy cells; ``lines`` finds them by the parsed line itself (the reader shares one per text)."""
+
+    def __init__(self) -> None:
+        self.by_key: dict[tuple[Any, ...], Known] = {}
+        self.lines: dict[int, tuple[Any, Known]] = {}
+        """id(parsed line) -> (that line, kept alive here so the id stays its own, what it is)."""
+        self.size = 0
+        self.ptx = self.function = ""
+        self.ptx_json = self.function_json = '""'
+        """The last statement and function written, and their JSON strings."""
+
+    def known(self, parsed: Any, target: str | None, lazy: bool) -> Known:
+        key = (parsed.text, parsed.guard, parsed.opcode, parsed.operands, target, lazy)
+        known = self.by_key.get(key)
+        if known is None:
+            if self.size > CACHED_CHARS:
+                self.by_key.clear()
+                self.lines.clear()
+                self.size = 0
+            known = self.by_key[key] = Known(parsed, target, lazy)
+        self.lines[id(parsed)] = (parsed, known)
+        self.size += 2 * len(parsed.text) + 200  # a line kept, or a Known made
+        return known
+
+    def add(self, known: Known, value: Any, made: Made) -> None:
+        known.made[value] = made
+        self.size += made.size
+
+    def tail(self, made: Made, cells_json: Callable[[Any], str]) -> str | None:
+        """The JSON text of ``made``'s record after its head (lazy cells written by ``cells_json``),
+        written once; None for a record with nothing after its head."""
+        body = dict(zip(made.keys[3:], made.values, strict=True))
+        if not body:
+            return None
+        if made.cells is not None:
+            body["cells"] = MARK
+            tail = json.dumps(body).replace(MARK_JSON, cells_json(made.cells), 1)
+        else:
+            tail = json.dumps(body)
+        made.tail = tail = tail[1:]
+        self.size += len(tail)
+        return tail
+
+
 class Made:
     """One statement's record as first made, the messages of the warnings it gave, and the JSON text
-    after ``function`` once written."""
+    after ``function`` once written (:meth:`Memo.tail`); :meth:`Explainer.text_of` checks a copy is
+    unchanged (``keys``, ``values``) before it writes it so."""
 
     __slots__ = ("base", "cells", "keys", "messages", "parts", "size", "tail", "values")
 
@@ -67,45 +148,6 @@ class Made:
         for key, make in self.parts:
             out[key] = make()
         return out
-
-    def text(
-        self, record: dict[str, Any], heads: Heads, cells_json: Callable[[Any], str]
-    ) -> tuple[str, str] | None:
-        """``json.dumps(record)`` (lazy cells written by ``cells_json``) in two pieces, its head
-        (``{"line": .., "ptx": .., "function": .., ``) and the text after it, written once, for a copy
-        this made; None when the record was changed since it was made (the caller writes it the slow way)."""
-        if list(record) != self.keys or list(record.values())[3:] != self.values:
-            return None
-        tail = self.tail
-        if tail is None:
-            body = dict(zip(self.keys[3:], self.values, strict=True))
-            if not body:
-                return None
-            if self.cells is not None:
-                body["cells"] = MARK
-                tail = json.dumps(body).replace(MARK_JSON, cells_json(self.cells), 1)
-            else:
-                tail = json.dumps(body)
-            tail = self.tail = tail[1:]
-            self.size += len(tail)
-        line, ptx, function = record["line"], record["ptx"], record["function"]
-        if type(line) is not int or type(ptx) is not str or type(function) is not str:
-            return None
-        if ptx != heads.ptx:
-            heads.ptx, heads.ptx_json = ptx, encode_basestring_ascii(ptx)
-        if function != heads.function:
-            heads.function, heads.function_json = function, encode_basestring_ascii(function)
-        ptx_json, function_json = heads.ptx_json, heads.function_json
-        return f'{{"line": {int.__repr__(line)}, "ptx": {ptx_json}, "function": {function_json}, ', tail
-
-
-class Heads:
-    """The last statement and function written, and their JSON strings: a statement's and a function's
-    text are encoded once while they repeat."""
-
-    def __init__(self) -> None:
-        self.ptx = self.function = ""
-        self.ptx_json = self.function_json = '""'
 
 
 def remember(record: dict[str, Any], messages: tuple[str, ...]) -> Made | None:

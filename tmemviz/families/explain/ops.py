@@ -7,12 +7,13 @@ are warnings (line-numbered) on the module, never exceptions: a kernel is explai
 from __future__ import annotations
 
 import re
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain import answers
-from tmemviz.families.explain.memo import Heads, LazyCells, Made, remember
+from tmemviz.families.explain.memo import Known, LazyCells, Made, Memo, remember
 from tmemviz.families.explain.scan import Function, Module, Warning
 from tmemviz.families.explain.short_ops import alloc, commit, fence, shift, wait
 from tmemviz.ptx.line import PtxLine
@@ -52,13 +53,11 @@ class Explainer:
         """Cells JSON already written, by layout and register names: a kernel repeats an instruction
         (unrolled loops, inlined helpers) with the same registers; at most :data:`CACHED_CHARS` kept."""
         self._cached = 0
-        self.known: dict[tuple[Any, ...], _Known] = {}
-        """Per distinct statement (memo.py): what it needs, and its records made so far."""
+        self.memo = Memo()
+        """Per distinct statement: what it needs, and its records made so far (memo.py)."""
         self.last: dict[str, Any] | None = None
         self.last_made: Made | None = None
         """The record just made, and its :class:`Made` (what :meth:`text_of` writes it from)."""
-        self._size = 0
-        self.heads = Heads()
 
     def preview(self, cells: LazyCells, count: int) -> tuple[list[dict[str, Any]], int]:
         """The first ``count`` cells of thread 0 (what the table shows) and how many thread 0 has."""
@@ -101,16 +100,12 @@ class Explainer:
     def __call__(
         self, line: int, statement: str, parsed: PtxLine, fn: Function, module: Module
     ) -> dict[str, Any] | None:
-        # Everything the record depends on but the one register constant (memo.py); that constant is
-        # looked up once per statement, then picks among what this statement made before.
-        key = (parsed.text, parsed.guard, parsed.opcode, parsed.operands, module.target, self.lazy_cells)
-        known = self.known.get(key)
-        if known is None:
-            if self._size > CACHED_CHARS:
-                self.known.clear()
-                self._size = 0
-            known = self.known[key] = _Known(parsed)
-            self._size += len(parsed.text) + 200
+        # What this statement made before (memo.py), for the value of the one register constant its
+        # record depends on: asked once per statement.
+        seen = self.memo.lines.get(id(parsed))
+        known = seen[1] if seen is not None and seen[0] is parsed else None
+        if known is None or known.target != module.target or known.lazy is not self.lazy_cells:
+            known = self.memo.known(parsed, module.target, self.lazy_cells)
         if known.tokens is None:
             return None  # a name that merely contains tcgen05 (a label, a comment-like token)
         value = None if known.operand is None else fn.constants.get(known.operand)
@@ -122,8 +117,7 @@ class Explainer:
             if all(w.line == line for w in new):
                 made = remember(record, tuple(w.message for w in new))
                 if made is not None:  # handed out as a copy too: the first record shares nothing either
-                    known.made[value] = made
-                    self._size += made.size
+                    self.memo.add(known, value, made)
                     record = made.record(line, statement, fn.name)
         else:  # made.record(), inlined: this is the path of every repeat
             record = made.base.copy()
@@ -136,21 +130,34 @@ class Explainer:
         return record
 
     def text_of(self, record: dict[str, Any]) -> tuple[str, str] | None:
-        """The JSON text of ``record`` in two pieces when it is the one just made and unchanged (memo.py),
-        else None."""
+        """The JSON text of ``record`` in two pieces, its head (line, ptx, function) and the rest, when it
+        is the record just made and unchanged since (memo.py); None otherwise."""
         made = self.last_made
         if made is None or record is not self.last:
             return None
-        size = made.size
-        pieces = made.text(record, self.heads, self._cells_once)
-        self._size += made.size - size
-        return pieces
+        if list(record) != made.keys or list(record.values())[3:] != made.values:
+            return None  # changed since it was made: written the slow way
+        tail = made.tail
+        if tail is None:
+            tail = self.memo.tail(made, self._cells_once)
+            if tail is None:
+                return None
+        line, ptx, function = record["line"], record["ptx"], record["function"]
+        memo = self.memo
+        if type(line) is not int or type(ptx) is not str or type(function) is not str:
+            return None
+        if ptx != memo.ptx:  # a statement's and a function's texts are encoded once while they repeat
+            memo.ptx, memo.ptx_json = ptx, encode_basestring_ascii(ptx)
+        if function != memo.function:
+            memo.function, memo.function_json = function, encode_basestring_ascii(function)
+        ptx_json, function_json = memo.ptx_json, memo.function_json
+        return f'{{"line": {int.__repr__(line)}, "ptx": {ptx_json}, "function": {function_json}, ', tail
 
     def _cells_once(self, cells: LazyCells) -> str:
         return self.cells_json(cells, keep=False)  # the record's text keeps it (memo.py)
 
     def _answer(
-        self, line: int, statement: str, parsed: PtxLine, name: str | None, module: Module, known: _Known,
+        self, line: int, statement: str, parsed: PtxLine, name: str | None, module: Module, known: Known,
         value: Any,
     ) -> dict[str, Any]:  # fmt: skip
         record: dict[str, Any] = {"line": line, "ptx": statement, "function": name}
@@ -321,33 +328,6 @@ class Explainer:
         }
 
 
-class _Known:
-    """What one statement needs before its register constant is looked up, and what it made per value."""
-
-    __slots__ = ("made", "mma", "operand", "tokens")
-
-    def __init__(self, parsed: PtxLine) -> None:
-        tokens: list[str] | None = [t.lower() for t in parsed.qualifiers]
-        assert tokens is not None
-        self.operand: str | None = None
-        """The register (or immediate) whose constant value the record depends on."""
-        self.mma: Any = None
-        self.made: dict[Any, Made] = {}
-        if len(tokens) < 2 or tokens[0] != "tcgen05":
-            tokens = None
-        elif tokens[1].split("::")[0] == "mma":
-            from tmemviz.families.mma.spelling import parse_mma
-
-            try:
-                self.mma = parse_mma(parsed)
-                self.operand = self.mma.idesc
-            except TmemvizError:
-                pass  # said when the record is made
-        elif tokens[1].split("::")[0] in ("alloc", "dealloc") and tokens[1] != "relinquish_alloc_permit":
-            self.operand = parsed.operands[-1] if parsed.operands else None
-        self.tokens = tokens
-
-
 def _layout_key(line: PtxLine) -> tuple[Any, ...]:
     """What decides an ld/st's layout: opcode, address and immediates, vector lengths (not names)."""
     return (
@@ -369,4 +349,4 @@ _HANDLERS = {
     "commit": commit,
     "fence": fence,
 }
-"""The handler of each op but mma (:meth:`Explainer.mma` takes the line :class:`_Known` read)."""
+"""The handler of each op but mma (:meth:`Explainer.mma` takes the line as memo.py's ``Known`` read it)."""
