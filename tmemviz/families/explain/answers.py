@@ -7,7 +7,8 @@ base register); this module only phrases what they computed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import starmap
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 
@@ -44,17 +45,20 @@ def cells_template(cells: Sequence[Any], count: int, pack: bool) -> str:
     '[{{"thread": 0, "reg": 0, "register": {0}, "lane": 3, "col": 4}}, \
 {{"thread": 0, "reg": 1, "register": null, "lane": 3, "col": 5}}]'
     """
-    # (thread, reg, half, lane, col) columns: ints (half too when packed), every reg one of the names.
-    columns = list(zip(*cells, strict=True)) if cells else []
-    plain = len(columns) == 5 and all(
-        set(map(type, columns[i])) == {int} for i in ((0, 1, 2, 3, 4) if pack else (0, 1, 3, 4))
-    )
-    if plain and min(columns[1]) >= 0 and max(columns[1]) < count:
-        # str.format writes an int as repr does, as json does; {{{1}}} is the field of the cell's reg.
-        half = '"half": {2}, ' if pack else ""
-        pattern = '{{{{"thread": {0}, "reg": {1}, ' + half + '"register": {{{1}}}, "lane": {3}, '
-        pattern += '"col": {4}}}}}'
-        return "[" + ", ".join(starmap(pattern.format, cells)) + "]"
+    from tmemviz.families.ldst.layout import Cell
+
+    # One %-format over every cell's numbers, when they are ints (%d writes an int as repr does, as json
+    # does) and every reg names one of the registers ({%d} is the field of the cell's register).
+    if cells and set(map(type, cells)) == {Cell}:
+        if pack:
+            pattern = '{{"thread": %d, "reg": %d, "half": %d, "register": {%d}, "lane": %d, "col": %d}}'
+            numbers = tuple(chain.from_iterable(map(itemgetter(0, 1, 2, 1, 3, 4), cells)))
+        else:
+            pattern = '{{"thread": %d, "reg": %d, "register": {%d}, "lane": %d, "col": %d}}'
+            numbers = tuple(chain.from_iterable(map(itemgetter(0, 1, 1, 3, 4), cells)))
+        regs = list(map(itemgetter(1), cells))
+        if set(map(type, numbers)) == {int} and min(regs) >= 0 and max(regs) < count:
+            return "[" + ", ".join([pattern] * len(cells)) % numbers + "]"
     import json
 
     marks = [f"\x01{i}\x02" for i in range(count)]  # each becomes the field {i}; no other string has them
