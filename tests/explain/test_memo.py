@@ -267,3 +267,16 @@ def test_cells_template_on_any_cells(rows: list[tuple[Any, ...]], count: int, pa
             return IndexError
 
     assert outcome(cells_template) == outcome(_json_template)
+
+
+def test_empty_texts_are_written_as_json() -> None:
+    """A record whose statement or function is the empty string is still written as json.dumps writes
+    it (the remembered JSON strings start empty)."""
+    explainer = Explainer(catalog())
+    explainer.lazy_cells = True
+    text = "tcgen05.wait::ld.sync.aligned;"
+    for function, statement in (("", text), ("k", ""), ("", "")):
+        fn = SimpleNamespace(name=function, constants=_Constants({}, []))
+        record = explainer(1, statement, parse_line(text), fn, Module("k.ptx"))  # type: ignore[arg-type]
+        pieces = explainer.text_of(record)
+        assert pieces is not None and "".join(pieces) == json.dumps(record)

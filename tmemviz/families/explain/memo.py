@@ -74,9 +74,9 @@ class Memo:
         self.lines: dict[int, tuple[Any, Known]] = {}
         """id(parsed line) -> (that line, kept alive here so the id stays its own, what it is)."""
         self.size = 0
-        self.ptx = self.function = ""
-        self.ptx_json = self.function_json = '""'
-        """The last statement and function written, and their JSON strings."""
+        self.function: str | None = None
+        self.function_json = ""
+        """The last function written, and its JSON string."""
 
     def known(self, parsed: Any, target: str | None, lazy: bool) -> Known:
         key = (parsed.text, parsed.guard, parsed.opcode, parsed.operands, target, lazy)
@@ -116,7 +116,7 @@ class Made:
     after ``function`` once written (:meth:`Memo.tail`); :meth:`Explainer.text_of` checks a copy is
     unchanged (``keys``, ``values``) before it writes it so."""
 
-    __slots__ = ("base", "cells", "keys", "messages", "parts", "size", "tail", "values")
+    __slots__ = ("base", "cells", "keys", "messages", "parts", "ptx", "ptx_json", "size", "tail", "values")
 
     def __init__(self, record: dict[str, Any], messages: tuple[str, ...]) -> None:
         """``record``: as made, its head first (:func:`remember` checks); raises ValueError for a value
@@ -139,6 +139,9 @@ class Made:
         self.values = list(base.values())[3:]
         """What an unchanged copy holds after its head (checked before :meth:`text` answers for one)."""
         self.tail: str | None = None
+        self.ptx: str | None = None
+        self.ptx_json = ""
+        """The statement text last written with this record, and its JSON string."""
         self.size = sizes[0] + sum(map(len, messages)) + 64 * len(record)
 
     def record(self, line: Any, statement: Any, function: Any) -> dict[str, Any]:

@@ -124,8 +124,9 @@ class Explainer:
             record["line"], record["ptx"], record["function"] = line, statement, fn.name
             for key, make in made.parts:
                 record[key] = make()
-            for message in made.messages:
-                module.warnings.append(Warning(line, message))
+            if made.messages:
+                for message in made.messages:
+                    module.warnings.append(Warning(line, message))
         self.last, self.last_made = record, made
         return record
 
@@ -146,11 +147,11 @@ class Explainer:
         memo = self.memo
         if type(line) is not int or type(ptx) is not str or type(function) is not str:
             return None
-        if ptx != memo.ptx:  # a statement's and a function's texts are encoded once while they repeat
-            memo.ptx, memo.ptx_json = ptx, encode_basestring_ascii(ptx)
+        if ptx != made.ptx:  # a statement's text is encoded once while it repeats, a function's too
+            made.ptx, made.ptx_json = ptx, encode_basestring_ascii(ptx)
         if function != memo.function:
             memo.function, memo.function_json = function, encode_basestring_ascii(function)
-        ptx_json, function_json = memo.ptx_json, memo.function_json
+        ptx_json, function_json = made.ptx_json, memo.function_json
         return f'{{"line": {int.__repr__(line)}, "ptx": {ptx_json}, "function": {function_json}, ', tail
 
     def _cells_once(self, cells: LazyCells) -> str:
