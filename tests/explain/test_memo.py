@@ -47,6 +47,7 @@ class Fresh:
         return Explainer(self.catalog)(line, statement, parsed, fn, module)
 
     def footprint(self, line: Any) -> Any:
+        self.seen.memo.footprints.clear()  # worked out afresh
         return self.seen.footprint(line)
 
     def text_of(self, record: dict[str, Any]) -> None:
@@ -280,3 +281,25 @@ def test_empty_texts_are_written_as_json() -> None:
         record = explainer(1, statement, parse_line(text), fn, Module("k.ptx"))  # type: ignore[arg-type]
         pieces = explainer.text_of(record)
         assert pieces is not None and "".join(pieces) == json.dumps(record)
+
+
+def test_footprints_are_worked_out_afresh_the_same() -> None:
+    """Every ld/st of every fixture: its footprint, remembered by its parsed line, is the one worked out
+    again from the explained layouts."""
+    explainer = Explainer(catalog())
+    lines: list[Any] = []
+
+    def footprint(line: Any) -> Any:
+        lines.append(line)
+        return explainer.footprint(line)
+
+    for path in PTX:
+        module = Module(str(path))
+        with path.open() as f:
+            list(records(module, f, explainer, footprint))
+    assert len(lines) > 50
+    found = [explainer.footprint(line) for line in lines]
+    assert explainer.memo.footprints
+    explainer.memo.footprints.clear()
+    assert [explainer.footprint(line) for line in lines] == found
+    assert sum(f is not None for f in found) > 50

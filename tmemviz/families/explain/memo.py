@@ -73,6 +73,8 @@ class Memo:
         self.by_key: dict[tuple[Any, ...], Known] = {}
         self.lines: dict[int, tuple[Any, Known]] = {}
         """id(parsed line) -> (that line, kept alive here so the id stays its own, what it is)."""
+        self.footprints: dict[int, tuple[Any, Any]] = {}
+        """id(parsed ld/st line) -> (that line, its footprint), once it is known (ops.Explainer.footprint)."""
         self.size = 0
         self.function: str | None = None
         self.function_json = ""
@@ -83,13 +85,23 @@ class Memo:
         known = self.by_key.get(key)
         if known is None:
             if self.size > CACHED_CHARS:
-                self.by_key.clear()
-                self.lines.clear()
-                self.size = 0
+                self.forget()
             known = self.by_key[key] = Known(parsed, target, lazy)
         self.lines[id(parsed)] = (parsed, known)
         self.size += 2 * len(parsed.text) + 200  # a line kept, or a Known made
         return known
+
+    def forget(self) -> None:
+        self.by_key.clear()
+        self.lines.clear()
+        self.footprints.clear()
+        self.size = 0
+
+    def footprint(self, line: Any, where: Any) -> None:
+        if self.size > CACHED_CHARS:
+            self.forget()
+        self.footprints[id(line)] = (line, where)
+        self.size += 2 * len(line.text) + 100
 
     def add(self, known: Known, value: Any, made: Made) -> None:
         known.made[value] = made

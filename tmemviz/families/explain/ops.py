@@ -88,14 +88,19 @@ class Explainer:
     def footprint(self, line: PtxLine) -> tuple[str | None, frozenset[tuple[int, int]]] | None:
         """The cells (lane, column relative to the base register) a tcgen05.ld/st touches, for the
         stream's st-then-ld check; None when the line is not one tmemviz explained."""
+        seen = self.memo.footprints.get(id(line))  # the reader shares one parsed line per text
+        if seen is not None and seen[0] is line:
+            return seen[1]
         known = self.layouts.get(_layout_key(line))
         if known is None:
-            return None
+            return None  # not explained (yet): not remembered
         ins, found, address, spots = known
         if spots is None:
             spots = frozenset((c.lane, c.col) for c in found)
             self.layouts[_layout_key(line)] = (ins, found, address, spots)
-        return (address.base if address else None), spots
+        where = (address.base if address else None), spots
+        self.memo.footprint(line, where)
+        return where
 
     def __call__(
         self, line: int, statement: str, parsed: PtxLine, fn: Function, module: Module
