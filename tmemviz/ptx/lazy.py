@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 from tmemviz.errors import TmemvizError
 from tmemviz.ptx.constants import Value, const
+from tmemviz.ptx.gate import LABEL
 from tmemviz.ptx.line import PtxLine, opcode_of, parse_immediate, parse_line, parse_statement
 from tmemviz.ptx.registers import (
     NO_DESTINATION,
@@ -97,13 +98,11 @@ def parse_constant_op(text: str, opcode: str, rest: str) -> PtxLine:
 def plain_statement(line: str) -> str | None:
     """The instruction of a plain line (one statement, no comment, as the reader skipped it), without
     its label and ``;``; None for a directive."""
-    from tmemviz.ptx.statements import label_of
-
     code = line.strip()[:-1].rstrip()
     if ":" in code:
-        found = label_of(code)
-        if found is not None:
-            code = code[found:].strip()
+        m = LABEL.match(code)
+        if m is not None:
+            code = code[m.end() :].strip()
     if not code or code[0] == ".":
         return None
     return code
