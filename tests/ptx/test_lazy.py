@@ -34,6 +34,17 @@ def test_every_fixture_gets_the_eager_values(path: Path) -> None:
         assert any(v is not None for _, _, v in eager)
 
 
+@pytest.mark.parametrize("path", KERNELS[::3], ids=[p.name for p in KERNELS[::3]])
+def test_kept_lines_sealed_early_give_the_same_values(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+    """A long function's kept lines are joined and let go (Gate.SEAL): the answers do not change."""
+    from tmemviz.ptx.gate import Gate
+
+    lines = list(text_lines(path))
+    eager = asked(lines, True)
+    monkeypatch.setattr(Gate, "SEAL", 2)
+    assert asked(lines, False) == eager
+
+
 def test_the_gate_skips_most_lines_of_a_real_kernel() -> None:
     """The point of the lazy reader: most lines of a kernel are never read statement by statement."""
     lines = list(text_lines(Path(__file__).parents[1] / "kernels" / "cute_dsl_fmha.ptx"))
@@ -72,3 +83,10 @@ def test_property_random_functions_get_the_eager_values() -> None:
         assert asked(lines, False) == asked(lines, True)
 
     check()
+
+
+def test_property_random_functions_sealed_early(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tmemviz.ptx.gate import Gate
+
+    monkeypatch.setattr(Gate, "SEAL", 1)
+    test_property_random_functions_get_the_eager_values()

@@ -26,11 +26,16 @@ class Gate:
     lines can then be searched later, when a value is asked for (:mod:`tmemviz.ptx.lazy`).
     """
 
-    __slots__ = ("data", "keep", "skip", "watch")
+    SEAL = 1 << 16
+    """Kept lines past which the reader is asked to take them (``seal``)."""
+
+    __slots__ = ("data", "keep", "seal", "skip", "watch")
 
     def __init__(self) -> None:
         self.keep: list[str] | None = None
         self.skip = False
+        self.seal: Callable[[], None] | None = None
+        """Called when ``keep`` has grown long: its reader takes the lines and empties it."""
         self.watch: Callable[[str], bool] | None = None
         """While something is pending: given a plain line, applies what it does (its reads) and says
         True, or says False (a branch, a release, a label: the line is read as a statement)."""

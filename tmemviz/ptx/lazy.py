@@ -17,11 +17,13 @@ Pure: no I/O.
 from __future__ import annotations
 
 import bisect
+from array import array
 from itertools import accumulate
 from typing import NamedTuple
 
 from tmemviz.errors import TmemvizError
 from tmemviz.ptx.constants import Value, const
+from tmemviz.ptx.gate import LABEL
 from tmemviz.ptx.line import PtxLine, opcode_of, parse_immediate, parse_line, parse_statement
 from tmemviz.ptx.registers import (
     NO_DESTINATION,
@@ -97,13 +99,11 @@ def parse_constant_op(text: str, opcode: str, rest: str) -> PtxLine:
 def plain_statement(line: str) -> str | None:
     """The instruction of a plain line (one statement, no comment, as the reader skipped it), without
     its label and ``;``; None for a directive."""
-    from tmemviz.ptx.statements import label_of
-
     code = line.strip()[:-1].rstrip()
     if ":" in code:
-        found = label_of(code)
-        if found is not None:
-            code = code[found:].strip()
+        m = LABEL.match(code)
+        if m is not None:
+            code = code[m.end() :].strip()
     if not code or code[0] == ".":
         return None
     return code
@@ -139,8 +139,9 @@ class Lazy:
         self._order = 0
         self._positions: list[Position] = []
         self._texts: list[str] = []
-        self._segments: list[tuple[int, str, list[int]]] = []  # (first keep index, text, line offsets)
-        self._joined = 0
+        self._segments: list[tuple[int, str, array[int]]] = []  # (first line index, text, line offsets)
+        self._joined = 0  # lines (from base) joined into segments
+        self._dropped = 0  # lines (from base) no longer in keep: all joined (seal)
         self._last: dict[str, tuple[Position, tuple[Position, str] | None]] = {}
         self._values: dict[tuple[str, Position], Value | None] = {}
         self._reported: set[Position] = set()
@@ -247,7 +248,7 @@ class Lazy:
     def _plain_write(self, name: str, since: int, before: int) -> tuple[Position, str] | None:
         """The last plain line from line ``since`` up to (not with) ``before`` that may write ``name``."""
         self._join()
-        stop = before - self.base  # keep indices below this
+        stop = before - self.base  # line indices (from base) below this
         start = since - self.base
         size = len(name)
         for first, text, offsets in reversed(self._segments):
@@ -276,10 +277,18 @@ class Lazy:
     def _join(self) -> None:
         """Join the kept lines not joined yet into one more searchable segment."""
         keep = self.keep
-        if self._joined < len(keep):
-            lines = keep[self._joined :]
-            self._segments.append((self._joined, "".join(lines), [0, *accumulate(map(len, lines))]))
-            self._joined = len(keep)
+        end = self._dropped + len(keep)
+        if self._joined < end:
+            lines = keep[self._joined - self._dropped :]
+            offsets = array("q", accumulate(map(len, lines), initial=0))
+            self._segments.append((self._joined, "".join(lines), offsets))
+            self._joined = end
+
+    def seal(self) -> None:
+        """Join the kept lines and let them go: a long function costs its text, not a string per line."""
+        self._join()
+        self._dropped += len(self.keep)
+        del self.keep[:]
 
     # -- a chain too long: forward -----------------------------------------------------------------
 

@@ -102,6 +102,8 @@ def statements(
                     number += 1
                     if "tcgen05" in raw:
                         break
+                    if not number & 0xFFFF and gate.seal is not None:
+                        gate.seal()  # a long run of kept lines: joined, let go
                     if (
                         raw.find(";") == (n := len(raw)) - 2
                         and raw[-1] == "\n"
@@ -134,6 +136,8 @@ def statements(
                         skip, watch = gate.skip, gate.watch
                 else:
                     break  # the lines are done
+                if len(keep) > Gate.SEAL and gate.seal is not None:
+                    gate.seal()  # many kept lines: joined, let go
             keep.append("\n")
         elif (
             gate.data

@@ -199,6 +199,7 @@ def events(
                 if lazy:
                     gate.keep = []
                     fn.constants = Lazy(gate.keep, s.first + 1)
+                    gate.seal = fn.constants.seal
                 yield Event("function", header, fn)
             elif depth == 0 and lazy:
                 gate.data = True  # a data section's scope (.section .debug_info)
@@ -208,7 +209,7 @@ def events(
             depth = max(depth - 1, 0)
             if depth == 0:
                 fn.drop_pending()
-                gate.keep = None
+                gate.keep = gate.seal = None
                 gate.data = False
         elif kind == "directive":
             if depth == 0:

@@ -7,10 +7,7 @@ nvdisasm is not a dependency: it is found on PATH, else in the pip package ``nvi
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 
 from tmemviz.errors import TmemvizError
 
@@ -34,6 +31,9 @@ def is_elf(path: str | os.PathLike[str]) -> bool:
 
 def find_nvdisasm() -> str | None:
     """nvdisasm on PATH, else the one the pip package ``nvidia-cuda-nvdisasm`` installs."""
+    import shutil  # here, not at import: a PTX input only asks is_elf
+    from pathlib import Path
+
     found = shutil.which("nvdisasm")
     if found:
         return found
@@ -53,6 +53,8 @@ def find_nvdisasm() -> str | None:
 
 def cubin_lines(path: str | os.PathLike[str], nvdisasm: str | None = None) -> Iterator[str]:
     """The lines ``nvdisasm -c -g`` prints for ``path``, streamed (never the whole listing in memory)."""
+    import subprocess
+
     name = os.fspath(path)
     tool = nvdisasm or find_nvdisasm()
     if tool is None:
