@@ -303,3 +303,16 @@ def test_footprints_are_worked_out_afresh_the_same() -> None:
     explainer.memo.footprints.clear()
     assert [explainer.footprint(line) for line in lines] == found
     assert sum(f is not None for f in found) > 50
+
+
+def test_a_constant_that_cannot_be_a_key_is_answered_afresh() -> None:
+    """A constant given as a list (not the tuple a Value is) is answered each time, as a fresh
+    explainer answers it, and nothing is remembered for it."""
+    explainer = Explainer(catalog())
+    text = "tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r3, %p1;"
+    for _ in range(2):
+        fn = SimpleNamespace(name="k", constants=_Constants({"%r3": list(const(0x08200010))}, []))
+        got = explainer(5, text, parse_line(text), fn, Module("k.ptx"))  # type: ignore[arg-type]
+        fresh = Explainer(catalog())(5, text, parse_line(text), fn, Module("k.ptx"))  # type: ignore[arg-type]
+        assert got == fresh and got["idesc"]["hex"] == "0x08200010"
+    assert not any(known.made for known in explainer.memo.by_key.values())

@@ -81,11 +81,11 @@ class Memo:
         """The last function written, and its JSON string."""
 
     def known(self, parsed: Any, target: str | None, lazy: bool) -> Known:
+        if self.size > CACHED_CHARS:
+            self.forget()
         key = (parsed.text, parsed.guard, parsed.opcode, parsed.operands, target, lazy)
         known = self.by_key.get(key)
         if known is None:
-            if self.size > CACHED_CHARS:
-                self.forget()
             known = self.by_key[key] = Known(parsed, target, lazy)
         self.lines[id(parsed)] = (parsed, known)
         self.size += 2 * len(parsed.text) + 200  # a line kept, or a Known made

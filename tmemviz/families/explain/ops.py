@@ -33,8 +33,8 @@ OPS = (
     "fence",
 )
 CACHED_CHARS = 1 << 25
-"""Cells JSON kept for repeats, and records remembered (memo.py), each up to 32 Mi characters: memory
-stays bounded whatever the module."""
+"""Cells JSON kept for repeats (32 Mi characters): memory stays bounded whatever the module (memo.py
+bounds the records it remembers the same way)."""
 _CTA = re.compile(r"cta_group::([12])")
 
 
@@ -114,12 +114,16 @@ class Explainer:
         if known.tokens is None:
             return None  # a name that merely contains tcgen05 (a label, a comment-like token)
         value = None if known.operand is None else fn.constants.get(known.operand)
-        made = known.made.get(value)
+        try:
+            made = known.made.get(value)
+            keep = True
+        except TypeError:  # a value that cannot be a key (a Value is a tuple): answered afresh
+            made, keep = None, False
         if made is None:
             start = len(module.warnings)
             record = self._answer(line, statement, parsed, fn.name, module, known, value)
             new = module.warnings[start:]
-            if all(w.line == line for w in new):
+            if keep and all(w.line == line for w in new):
                 made = remember(record, tuple(w.message for w in new))
                 if made is not None:  # handed out as a copy too: the first record shares nothing either
                     self.memo.add(known, value, made)
