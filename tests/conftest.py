@@ -55,31 +55,6 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return None  # xdist's own count: the usable cores
 
 
-LONG_FIRST = (
-    "tests/test_gallery.py",
-    "tests/browser/",
-    "tests/ldst/test_dialects.py",
-    "tests/cp/test_dialects.py",
-    "tests/shift/test_dialects.py",
-    "tests/explain/test_ptxline.py",
-    "tests/test_app.py",
-    "tests/explain/test_memo.py",
-    "tests/explain/test_streaming.py",
-    "tests/sass/test_evidence.py",
-    "tests/sass/test_reader.py",
-    "tests/tile/test_figures.py",
-    "tests/tile/test_cli.py",
-    "tests/test_wheel.py",
-)
-"""Files whose tests take seconds each (compilers, browsers, whole-gallery renders)."""
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Long tests first: with workers that steal each other's work, none is left running alone at the end
-    (the order within each group is kept; every worker sorts the same way)."""
-    items.sort(key=lambda item: not item.nodeid.startswith(LONG_FIRST))
-
-
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "combo" in metafunc.fixturenames:
         metafunc.parametrize("combo", COMBOS, ids=[combo_id(c) for c in COMBOS])

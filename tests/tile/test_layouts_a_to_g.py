@@ -114,8 +114,9 @@ def test_every_element_once_lane_rule_and_the_single_instruction_mapper(
     for issued in tile.issued:
         lo, hi = issued.ins.lane_range()
         assert 32 * (issued.warp % 4) <= lo <= hi < 32 * (issued.warp % 4) + 32
-        key = (issued.ins.shape, issued.ins.num, issued.ins.pack, issued.ins.split_offset, issued.taddr, issued.warp)
-        assert by_issued[(issued.cta, issued.warp, issued.index)] == _alone(*key)
+        ins = issued.ins
+        expect = _alone(ins.shape, ins.num, ins.pack, ins.split_offset, issued.taddr, issued.warp)
+        assert by_issued[(issued.cta, issued.warp, issued.index)] == expect
 
 
 _ALONE: dict[tuple, frozenset[tuple[int, int, int, int]]] = {}  # type: ignore[type-arg]
