@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import product
+from operator import attrgetter
 from pathlib import Path
 
 import pytest
@@ -102,14 +104,12 @@ def test_every_element_once_lane_rule_and_the_single_instruction_mapper(
         return
     assert tile.layout == letter and tile.cta_group == cg
     items = elements(tile)
-    assert len(items) == m * n
-    assert {(e.m, e.n) for e in items} == {(i, j) for i in range(m) for j in range(n)}
+    # Ordered by (m, n), every element exactly once: the grid in row-major order.
+    assert list(map(attrgetter("m", "n"), items)) == list(product(range(m), range(n)))
     rows = m // cg
-    for e in items:
-        assert e.cta == e.m // rows
-        assert 32 * (e.warp % 4) <= e.lane < 32 * (e.warp % 4) + 32  # PTX 9.7.16.8.1
     by_issued: dict[tuple[int, int, int], set[tuple[int, int, int, int]]] = {}
     for e in items:
+        assert e.cta == e.m // rows and 32 * (e.warp % 4) <= e.lane < 32 * (e.warp % 4) + 32, e  # 9.7.16.8.1
         by_issued.setdefault((e.cta, e.warp, e.instruction), set()).add((e.thread, e.reg, e.lane, e.col))
     for issued in tile.issued:
         lo, hi = issued.ins.lane_range()

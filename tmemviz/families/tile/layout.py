@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import NamedTuple
 
 from tmemviz.errors import TmemvizError
@@ -252,20 +253,30 @@ def elements(tile: Tile) -> tuple[Element, ...]:
     register bits 15:0.
     """
     col0 = tile.base[1]
+    packed = tile.storage == "packed"
+    path, n_total, offset = tile.path, tile.n, tile.base[0]
+    new = tuple.__new__  # an Element without a Python-level constructor call: there are M x N of them
     out: list[Element] = []
+    append = out.append
+    full = path.placement == "full"  # unplace's first case, inline: D's row is the lane (PTX 9.7.16.10.5)
     for issued in tile.issued:
+        warp, index, cta = issued.warp, issued.index, issued.cta
+        first_row = cta * path.rows
         for c in cells(issued.ins):
-            halves = (0, 1) if tile.storage == "packed" else (c.half,)
-            for half in halves:
-                e = 2 * (c.col - col0) + half if tile.storage == "packed" else c.col - col0
-                where = unplace(tile.path, tile.n, issued.cta, c.lane, e, tile.base[0])
-                assert where is not None, f"{issued.ins.mnemonic} reads lane {c.lane}, which holds no D"
-                m, n = where
-                out.append(
-                    Element(issued.warp, c.thread, issued.index, c.reg, half, m, n, c.lane, c.col, issued.cta)
-                )
-    out.sort(key=lambda x: (x.m, x.n))
+            for half in (0, 1) if packed else (c.half,):
+                e = 2 * (c.col - col0) + half if packed else c.col - col0
+                if full:
+                    m, n = first_row + c.lane, e
+                else:
+                    where = unplace(path, n_total, cta, c.lane, e, offset)
+                    assert where is not None, f"{issued.ins.mnemonic} reads lane {c.lane}, which holds no D"
+                    m, n = where
+                append(new(Element, (warp, c.thread, index, c.reg, half, m, n, c.lane, c.col, cta)))
+    out.sort(key=_BY_M_N)
     return tuple(out)
+
+
+_BY_M_N = attrgetter("m", "n")
 
 
 def element_at(tile: Tile, m: int, n: int) -> Element:
