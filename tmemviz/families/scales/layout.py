@@ -24,6 +24,7 @@ factors for all its rows start at one column, and its SF ID picks the byte (1X),
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -233,9 +234,15 @@ def transfers(s: Scales) -> tuple[Transfer, ...]:
 def transfer_of(s: Scales, tile: int, kchunk: int) -> Transfer:
     """The copy of one chunk (built alone, without the others)."""
     col = chunk_column(s, tile, kchunk)
-    cp = cp_layout.make_copy(s.shape, COPY_MULTICAST, s.cta_group, taddr=(0, col))
+    cp = _copy(s.shape, s.cta_group, col)
     index = tile + s.tiles * kchunk
     return Transfer(index, tile, kchunk, CHUNK_BYTES * chunk_index(s, tile, kchunk), col, cp)
+
+
+@functools.lru_cache(maxsize=4096)
+def _copy(shape: CopyShape, cta_group: int, col: int) -> Copy:
+    """One chunk's tcgen05.cp (a Copy is immutable: a map asks for the same few many times)."""
+    return cp_layout.make_copy(shape, COPY_MULTICAST, cta_group, taddr=(0, col))
 
 
 def source_row(s: Scales, row: int, kblock: int) -> tuple[Transfer, int, int]:
