@@ -41,6 +41,17 @@ def combo_id(combo: Combo) -> str:
     return f"{name}.x{num}{'.pack' if pack else ''}"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The package byte-compiled once, as an installed wheel is: many tests start ``python -m tmemviz``
+    in a subprocess, and with ``PYTHONDONTWRITEBYTECODE`` set (or an editable install's sources newer
+    than their .pyc) each would compile every module it imports again."""
+    import compileall
+
+    import tmemviz
+
+    compileall.compile_dir(Path(tmemviz.__file__).parent, quiet=1)
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """``-n auto`` (pyproject's addopts): every core for the whole suite, one process for named tests.
 
