@@ -24,7 +24,7 @@ from typing import NamedTuple
 from tmemviz.errors import TmemvizError
 from tmemviz.ptx.constants import Value, const
 from tmemviz.ptx.gate import LABEL
-from tmemviz.ptx.line import PtxLine, opcode_of, parse_immediate, parse_line, parse_statement
+from tmemviz.ptx.line import PtxLine, opcode_head_rest, parse_immediate, parse_line, parse_statement
 from tmemviz.ptx.registers import (
     NO_DESTINATION,
     Constants,
@@ -72,14 +72,7 @@ def effect(text: str) -> Effect | None:
         if len(tokens) >= 2 and tokens[0] == "tcgen05":
             names = destinations(line)
             return Effect("forget", names, "tcgen05", line.opcode, "") if names else None
-    parts = text.split(None, 1)
-    opcode = parts[0]
-    if opcode[:1] == "@" or "{" in opcode or "[" in opcode:
-        opcode, rest = opcode_of(text)
-    else:
-        rest = parts[1] if len(parts) > 1 else ""
-    dot = opcode.find(".")
-    head = opcode[:dot] if dot > 0 else opcode
+    opcode, head, rest = opcode_head_rest(text)
     names = registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0])
     if head in CONSTANT_OPS:
         return Effect("constant", names, head, opcode, rest)

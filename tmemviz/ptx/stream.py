@@ -39,7 +39,7 @@ from typing import Any
 
 from tmemviz.errors import TmemvizError
 from tmemviz.ptx.lazy import CONSTANT_OPS, Lazy, parse_constant_op
-from tmemviz.ptx.line import PtxLine, opcode_of, parse_statement
+from tmemviz.ptx.line import PtxLine, opcode_head_rest, parse_statement
 from tmemviz.ptx.registers import (
     NO_DESTINATION,
     Constants,
@@ -156,18 +156,11 @@ def events(
         if ":" in code and label_of(code) is not None:
             return False
         if code[:1] != "." and code:
-            parts = code.split(None, 1)
-            opcode = parts[0]
-            if opcode[:1] == "@" or "{" in opcode or "[" in opcode:
-                opcode, rest = opcode_of(code)
-            else:
-                rest = parts[1] if len(parts) > 1 else ""
-            dot = opcode.find(".")
-            head = opcode[:dot] if dot > 0 else opcode
+            opcode, head, rest = opcode_head_rest(code)
             if head in BRANCHES or opcode.startswith(RELEASES):
                 return False
             if fn.pending_ld:
-                _read(fn, read_by(head, rest) + (registers(parts[0]) if code[:1] == "@" else []))
+                _read(fn, read_by(head, rest) + _guard(code))
         if not fn.pending_ld and not fn.pending_st:
             gate.skip, gate.watch = True, None
         return True
@@ -237,14 +230,7 @@ def events(
 def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
     """Any instruction but tcgen05: reads, constants (eager), barriers, branches (the events it makes)."""
     text = s.text
-    parts = text.split(None, 1)
-    opcode = parts[0]
-    if opcode[:1] == "@" or "{" in opcode or "[" in opcode:
-        opcode, rest = opcode_of(text)
-    else:
-        rest = parts[1] if len(parts) > 1 else ""
-    dot = opcode.find(".")
-    head = opcode[:dot] if dot > 0 else opcode
+    opcode, head, rest = opcode_head_rest(text)
     pending = fn.pending_ld
     values = None if isinstance(fn.constants, Lazy) else fn.constants.values
     if not pending and not values and head not in CONSTANT_OPS and head not in BRANCHES and not every:
@@ -252,7 +238,7 @@ def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
     out: list[Event] = []
     parsed: PtxLine | None = None
     if pending:
-        _read(fn, read_by(head, rest) + (registers(parts[0]) if text[:1] == "@" else []))
+        _read(fn, read_by(head, rest) + _guard(text))
     if values is None:
         pass  # constants are looked for when asked (tmemviz.ptx.lazy)
     elif head in CONSTANT_OPS and (opcode.endswith(".pred") or not worth_evaluating(head, rest, values)):
@@ -274,6 +260,11 @@ def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
     if every:
         out.append(Event("instruction", s, fn, line=parsed))
     return out
+
+
+def _guard(text: str) -> list[str]:
+    """The register a guard (``@%p1``, ``@!%p1``) reads, which the instruction's operands do not hold."""
+    return registers(text.split(None, 1)[0]) if text[:1] == "@" else []
 
 
 def _forget(fn: FunctionState, names: list[str]) -> None:
