@@ -24,18 +24,19 @@ from typing import NamedTuple
 from tmemviz.errors import TmemvizError
 from tmemviz.ptx.constants import Value, const
 from tmemviz.ptx.gate import LABEL
-from tmemviz.ptx.line import PtxLine, opcode_head_rest, parse_immediate, parse_line, parse_statement
+from tmemviz.ptx.line import opcode_head_rest, parse_immediate, parse_statement
 from tmemviz.ptx.registers import (
+    CONSTANT_OPS,
     NO_DESTINATION,
     Constants,
     applied,
     destinations,
     evaluate,
-    registers,
+    parse_constant_op,
     worth_evaluating,
+    written_names,
 )
 
-CONSTANT_OPS = frozenset(("mov", "selp", "or", "and", "xor", "shl", "shr", "add", "cvt", "prmt"))
 Position = tuple[int, int]
 """(line, order): a statement read one by one has its reading order (from 1); a plain line 0."""
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
@@ -73,20 +74,12 @@ def effect(text: str) -> Effect | None:
             names = destinations(line)
             return Effect("forget", names, "tcgen05", line.opcode, "") if names else None
     opcode, head, rest = opcode_head_rest(text)
-    names = registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0])
+    names = written_names(rest)
     if head in CONSTANT_OPS:
         return Effect("constant", names, head, opcode, rest)
     if head not in NO_DESTINATION and rest[:1] not in "[(" and names:
         return Effect("forget", names, head, opcode, rest)
     return None
-
-
-def parse_constant_op(text: str, opcode: str, rest: str) -> PtxLine:
-    """A constant op's :class:`PtxLine`: ``op.type %d, a, b`` split where its commas are (what
-    :func:`parse_line` gives, faster), anything else parsed."""
-    if text[:1] != "@" and not any(c in rest for c in "{[(/") and "," in rest:
-        return PtxLine(" ".join(text.split()), None, opcode, tuple(x.strip() for x in rest.split(",")))
-    return parse_line(text)
 
 
 def plain_statement(line: str) -> str | None:
@@ -300,18 +293,16 @@ class Lazy:
         for at, text in sorted(plain + slow):
             if at >= where:
                 break
-            e = effect(text)
-            if e is None:
-                continue
-            unknown = e.kind == "forget" or e.opcode.endswith(".pred")
-            if unknown or not worth_evaluating(e.head, e.rest, tracker.values):
-                for n in e.names:
-                    tracker.values.pop(n, None)
-            else:
-                try:
-                    tracker.update(parse_constant_op(text, e.opcode, e.rest))
-                except TmemvizError as exc:
-                    if at not in self._reported:
-                        self._reported.add(at)
-                        self.problems.append((at[0], f"not read as PTX: {exc}"))
+            if "tcgen05" in text:  # a tcgen05 instruction forgets what it loads (or is not read)
+                e = effect(text)
+                if e is None or e.head == "tcgen05":
+                    for n in e.names if e else ():
+                        tracker.values.pop(n, None)
+                    continue
+            try:
+                tracker.follow(text, *opcode_head_rest(text))
+            except TmemvizError as exc:
+                if at not in self._reported:
+                    self._reported.add(at)
+                    self.problems.append((at[0], f"not read as PTX: {exc}"))
         return tracker.values.get(name)

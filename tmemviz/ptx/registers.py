@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tmemviz.ptx import constants as c
-from tmemviz.ptx.line import PtxLine, parse_immediate
+from tmemviz.ptx.line import PtxLine, parse_immediate, parse_line
 
 _REGISTER = re.compile(r"%[A-Za-z_$][\w$]*")
 _TYPE = re.compile(r"^[bsu](8|16|32|64)$")
@@ -22,6 +22,24 @@ NO_DESTINATION = frozenset(("st", "red", "bar", "barrier", "bra", "brx", "call",
                             "pmevent", "griddepcontrol", "cp", "stmatrix", "multimem", "applypriority",
                             "discard", "createpolicy_none"))  # fmt: skip
 """Opcodes whose first operand is not a register they write (PTX 9.7: stores, branches, barriers...)."""
+
+
+CONSTANT_OPS = frozenset(("mov", "selp", "or", "and", "xor", "shl", "shr", "add", "cvt", "prmt"))
+"""The integer instructions whose results :class:`Constants` follows (see :mod:`tmemviz.ptx.constants`)."""
+
+
+def written_names(rest: str) -> list[str]:
+    """The registers in an instruction's first operand (``rest``: its operands' text), which it writes
+    unless its opcode writes none (:data:`NO_DESTINATION`)."""
+    return registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0])
+
+
+def parse_constant_op(text: str, opcode: str, rest: str) -> PtxLine:
+    """A constant op's :class:`PtxLine`: ``op.type %d, a, b`` split where its commas are (what
+    :func:`parse_line` gives, faster), anything else parsed."""
+    if text[:1] != "@" and not any(c in rest for c in "{[(/") and "," in rest:
+        return PtxLine(" ".join(text.split()), None, opcode, tuple(x.strip() for x in rest.split(",")))
+    return parse_line(text)
 
 
 def registers(text: str) -> list[str]:
@@ -97,6 +115,25 @@ class Constants:
             return value
         number = parse_immediate(operand)
         return c.const(number, 64) if number is not None else None
+
+    def follow(self, text: str, opcode: str, head: str, rest: str) -> PtxLine | None:
+        """Apply one instruction given as text (split by :func:`~tmemviz.ptx.line.opcode_head_rest`):
+        a constant op is evaluated when it can give known bits (:func:`worth_evaluating`), anything
+        else that writes a register forgets it. Returns the parsed constant op, if one was; raises
+        :class:`~tmemviz.errors.TmemvizError` for a constant op that cannot be read (then nothing changes)."""
+        values = self.values
+        if head in CONSTANT_OPS:
+            if opcode.endswith(".pred") or not worth_evaluating(head, rest, values):
+                for name in written_names(rest) if values else ():  # built from run-time values only
+                    values.pop(name, None)
+                return None
+            line = parse_constant_op(text, opcode, rest)
+            self.update(line)
+            return line
+        if values and head not in NO_DESTINATION and rest[:1] not in "[(":  # any other write forgets
+            for name in written_names(rest):
+                values.pop(name, None)
+        return None
 
     def update(self, line: PtxLine) -> None:
         """Apply one instruction (of the function, in order)."""

@@ -38,16 +38,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tmemviz.errors import TmemvizError
-from tmemviz.ptx.lazy import CONSTANT_OPS, Lazy, parse_constant_op
+from tmemviz.ptx.lazy import Lazy
 from tmemviz.ptx.line import PtxLine, opcode_head_rest, parse_statement
-from tmemviz.ptx.registers import (
-    NO_DESTINATION,
-    Constants,
-    destinations,
-    read_by,
-    registers,
-    worth_evaluating,
-)
+from tmemviz.ptx.registers import CONSTANT_OPS, Constants, destinations, read_by, registers
 from tmemviz.ptx.statements import MAX_STATEMENT_CHARS, Gate, Statement, label_of, statements
 
 TMEM_WRITERS = ("st", "mma", "cp", "shift", "dealloc")
@@ -239,18 +232,9 @@ def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
     parsed: PtxLine | None = None
     if pending:
         _read(fn, read_by(head, rest) + _guard(text))
-    if values is None:
-        pass  # constants are looked for when asked (tmemviz.ptx.lazy)
-    elif head in CONSTANT_OPS and (opcode.endswith(".pred") or not worth_evaluating(head, rest, values)):
-        if values:  # built from run-time values only: nothing to follow
-            _forget(fn, registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0]))
-    elif values and head not in CONSTANT_OPS:
-        if head not in NO_DESTINATION and rest[:1] not in "[(":  # any other write forgets the register
-            _forget(fn, registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0]))
-    elif head in CONSTANT_OPS:
+    if values is not None:  # eager: follow every register (lazy ones are looked for when asked)
         try:
-            parsed = parse_constant_op(text, opcode, rest)
-            fn.constants.update(parsed)
+            parsed = fn.constants.follow(text, opcode, head, rest)
         except TmemvizError as exc:
             return [Event("problem", s, fn, message=f"not read as PTX: {exc}")]
     if head in BRANCHES:
@@ -265,12 +249,6 @@ def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
 def _guard(text: str) -> list[str]:
     """The register a guard (``@%p1``, ``@!%p1``) reads, which the instruction's operands do not hold."""
     return registers(text.split(None, 1)[0]) if text[:1] == "@" else []
-
-
-def _forget(fn: FunctionState, names: list[str]) -> None:
-    values = fn.constants.values
-    for name in names:
-        values.pop(name, None)
 
 
 def _read(fn: FunctionState, names: list[str]) -> None:
