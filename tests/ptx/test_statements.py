@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -181,5 +183,5 @@ def test_property_blocks_of_lines_read_as_the_lines(pieces: list[str], cuts: lis
     lines = "".join(pieces).split("\n")
     lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
     edges = sorted({0, len(lines), *(min(c, len(lines)) for c in cuts)})
-    blocks = ["".join(lines[a:b]) for a, b in zip(edges, edges[1:], strict=False)]
+    blocks = ["".join(lines[a:b]) for a, b in itertools.pairwise(edges)]
     assert list(statements(blocks, max_chars=64)) == list(statements(lines, max_chars=64))

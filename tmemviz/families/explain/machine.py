@@ -12,7 +12,6 @@ tf32, a dealloc's .cta_group) is said, never guessed.
 from __future__ import annotations
 
 import itertools
-
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field

@@ -1,4 +1,4 @@
-"""Where explained PTX comes from: files streamed a block of whole lines at a time (``-`` is stdin), or a string.
+"""Where explained PTX comes from: files streamed in blocks of whole lines (``-`` is stdin), or a string.
 
 Reading goes through :func:`tmemviz.files.text_blocks`, as every family's shape files go through
 :mod:`tmemviz.files`: one-line errors for binary or non-UTF-8 input, never a whole file in memory.
