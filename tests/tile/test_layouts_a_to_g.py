@@ -107,16 +107,21 @@ def test_every_element_once_lane_rule_and_the_single_instruction_mapper(
     # Ordered by (m, n), every element exactly once: the grid in row-major order.
     assert list(map(attrgetter("m", "n"), items)) == list(product(range(m), range(n)))
     rows = m // cg
-    by_issued: dict[tuple[int, int, int], set[tuple[int, int, int, int]]] = {}
-    for e in items:
-        assert e.cta == e.m // rows and 32 * (e.warp % 4) <= e.lane < 32 * (e.warp % 4) + 32, e  # 9.7.16.8.1
-        by_issued.setdefault((e.cta, e.warp, e.instruction), set()).add((e.thread, e.reg, e.lane, e.col))
+    # Each element's CTA is its row's; its lane is in its warp's quarter (9.7.16.8.1): whole columns compared.
+    ctas, ms, warps, lanes = zip(*map(attrgetter("cta", "m", "warp", "lane"), items), strict=True)
+    assert list(ctas) == [r // rows for r in ms]
+    assert [lane >> 5 for lane in lanes] == [w & 3 for w in warps]
+    # Who holds each element is what the single-instruction mapper gives each issued instruction alone.
+    held = set(map(attrgetter("cta", "warp", "instruction", "thread", "reg", "lane", "col"), items))
+    expect = set()
     for issued in tile.issued:
         lo, hi = issued.ins.lane_range()
         assert 32 * (issued.warp % 4) <= lo <= hi < 32 * (issued.warp % 4) + 32
         ins = issued.ins
-        expect = _alone(ins.shape, ins.num, ins.pack, ins.split_offset, issued.taddr, issued.warp)
-        assert by_issued[(issued.cta, issued.warp, issued.index)] == expect
+        key = (issued.cta, issued.warp, issued.index)
+        alone = _alone(ins.shape, ins.num, ins.pack, ins.split_offset, issued.taddr, issued.warp)
+        expect.update(key + cell for cell in alone)
+    assert held == expect
 
 
 _ALONE: dict[tuple, frozenset[tuple[int, int, int, int]]] = {}  # type: ignore[type-arg]

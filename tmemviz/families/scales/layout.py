@@ -100,51 +100,51 @@ class Scales:
     col0: int = 0
     """TMEM column of the first chunk."""
 
-    @property
+    @functools.cached_property
     def rows(self) -> int:
         """Rows whose scale factors one CTA holds: A's M/cta_group, all N of B (as CUTLASS holds it)."""
         return self.extent // self.cta_group if self.operand == "A" else self.extent
 
-    @property
+    @functools.cached_property
     def padded(self) -> int:
         """Rows rounded up to whole 128-row chunks, as CUTLASS pads them."""
         return -(-self.rows // CHUNK_ROWS) * CHUNK_ROWS
 
-    @property
+    @functools.cached_property
     def tiles(self) -> int:
         return self.padded // CHUNK_ROWS
 
-    @property
+    @functools.cached_property
     def kblocks(self) -> int:
         return self.k // self.sf_vec
 
-    @property
+    @functools.cached_property
     def kchunks(self) -> int:
         return self.kblocks // CHUNK_BLOCKS
 
-    @property
+    @functools.cached_property
     def mma_k(self) -> int:
         return MMA_K[self.kind]
 
-    @property
+    @functools.cached_property
     def per_mma(self) -> int:
         """Scale factors per row one MMA uses: 1, 2 or 4 (``.scale_vec::1X/2X/4X``)."""
         return self.mma_k // self.sf_vec
 
-    @property
+    @functools.cached_property
     def scale_vec(self) -> str:
         return f"{self.per_mma}X"
 
-    @property
+    @functools.cached_property
     def mmas(self) -> int:
         return self.k // self.mma_k
 
-    @property
+    @functools.cached_property
     def columns(self) -> int:
         """TMEM columns the scale factors take (every chunk 4 columns)."""
         return CHUNK_BLOCKS * self.tiles * self.kchunks
 
-    @property
+    @functools.cached_property
     def owners(self) -> tuple[int, ...]:
         """CTAs whose TMEM receives each chunk."""
         return tuple(range(self.cta_group))
