@@ -66,6 +66,18 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return None  # xdist's own count: the usable cores
 
 
+@pytest.hookimpl(trylast=True)  # after -m and -k have chosen
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A ``sample`` test runs only when no ``slow`` sweep does (the sweep covers it): the whole suite
+    compiles each kind of code once; ``-m 'not slow'`` still compiles the sample."""
+    if not any(item.get_closest_marker("slow") for item in items):
+        return
+    samples = [item for item in items if item.get_closest_marker("sample")]
+    if samples:
+        config.hook.pytest_deselected(items=samples)
+        items[:] = [item for item in items if not item.get_closest_marker("sample")]
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "combo" in metafunc.fixturenames:
         metafunc.parametrize("combo", COMBOS, ids=[combo_id(c) for c in COMBOS])

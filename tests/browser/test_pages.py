@@ -82,15 +82,25 @@ if TILE:
     PAGES["tile.schematic"] = ["tile", "--n", "256", "--shape", "16x256b"]
 
 
+class Pages:
+    """Each page written by ``tmemviz figure ... -o NAME.html``, as a user would, when a test first asks
+    for it (a test process writes only the pages its tests open)."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.made: dict[str, Path] = {}
+
+    def __getitem__(self, name: str) -> Path:
+        if name not in self.made:
+            path = self.out / f"{name}.html"
+            assert main(["figure", *PAGES[name], "-o", str(path)]) == 0, name
+            self.made[name] = path
+        return self.made[name]
+
+
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Each page written by ``tmemviz figure ... -o NAME.html``, as a user would."""
-    out = tmp_path_factory.mktemp("pages")
-    made = {}
-    for name, args in PAGES.items():
-        made[name] = out / f"{name}.html"
-        assert main(["figure", *args, "-o", str(made[name])]) == 0, name
-    return made
+def pages(tmp_path_factory: pytest.TempPathFactory) -> Pages:
+    return Pages(tmp_path_factory.mktemp("pages"))
 
 
 @pytest.fixture(scope="module")
@@ -164,7 +174,7 @@ def cell(lane: int, col: int) -> str:
 # --------------------------------------------------------------------------- ld/st
 
 
-def test_16x256b_x4_offline_hover_select_search(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+def test_16x256b_x4_offline_hover_select_search(visit, pages: Pages) -> None:  # type: ignore[no-untyped-def]
     """The issue's acceptance case: ``tmemviz figure 16x256b --num x4 -o f.html`` opened from disk."""
     v = visit(pages["16x256b.x4"])
     assert v.count(".cell") == 16 * 32
@@ -195,7 +205,7 @@ CASES = [("32x32b.x2.pack", "32x32b", 2, True, None), ("16x32bx2.x2.split16", "1
 @pytest.mark.parametrize(("name", "shape", "num", "pack", "split"), CASES, ids=[c[0] for c in CASES])
 def test_ldst_pages_match_the_mapper(  # type: ignore[no-untyped-def]
     visit,
-    pages: dict[str, Path],
+    pages: Pages,
     catalog: Catalog,
     name: str,
     shape: str,
@@ -227,7 +237,7 @@ def test_ldst_pages_match_the_mapper(  # type: ignore[no-untyped-def]
     v.clean()
 
 
-def test_big_packed_layout_with_every_label_stays_interactive(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+def test_big_packed_layout_with_every_label_stays_interactive(visit, pages: Pages) -> None:  # type: ignore[no-untyped-def]
     """--detail all: 8192 cells in stacked panels; the last panel's cells answer hover, click and search."""
     v = visit(pages["16x256b.x32.pack.all"])
     assert v.count(".cell") == 16 * 512
@@ -259,7 +269,7 @@ def field_point(v: Visit, index: int, row: int, col: int) -> tuple[float, float]
 
 
 def test_big_packed_layout_is_a_schematic_with_per_cell_detail(  # type: ignore[no-untyped-def]
-    visit, pages: dict[str, Path], catalog: Catalog
+    visit, pages: Pages, catalog: Catalog
 ) -> None:
     """auto: one Field image, no node per cell; hover, click, search and arrow keys still answer per cell."""
     ins = mapper.make_instruction(catalog.get(LDST, "16x256b"), 32, pack=True)
@@ -319,7 +329,7 @@ def test_big_packed_layout_is_a_schematic_with_per_cell_detail(  # type: ignore[
 # --------------------------------------------------------------------------- other families
 
 
-def test_cp_page_selects_row_blocks_and_finds_lanes(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+def test_cp_page_selects_row_blocks_and_finds_lanes(visit, pages: Pages) -> None:  # type: ignore[no-untyped-def]
     v = visit(pages["cp"])
     # .64x128b.warpx2::01_23, .cta_group::2: 2 blocks x 4 words in the source, 2 replicas x 2 CTAs in TMEM.
     assert v.count(".cell") == 2 * 4 + 2 * 4 * 2 * 2
@@ -338,7 +348,7 @@ def test_cp_page_selects_row_blocks_and_finds_lanes(visit, pages: dict[str, Path
     v.clean()
 
 
-def test_smem_page_selects_chunks(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+def test_smem_page_selects_chunks(visit, pages: Pages) -> None:  # type: ignore[no-untyped-def]
     v = visit(pages["smem"])
     assert v.count(".cell") == 32 * 16
     v.find("3,8")
@@ -354,7 +364,7 @@ def test_smem_page_selects_chunks(visit, pages: dict[str, Path]) -> None:  # typ
     v.clean()
 
 
-def test_decompress_and_pack_pages(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+def test_decompress_and_pack_pages(visit, pages: Pages) -> None:  # type: ignore[no-untyped-def]
     v = visit(pages["decompress"])
     v.page.click('.cell[data-container="5"]')
     assert v.count(".selected") == 2  # element 5 in the source and its container
@@ -370,7 +380,7 @@ def test_decompress_and_pack_pages(visit, pages: dict[str, Path]) -> None:  # ty
 
 
 @pytest.mark.skipif(not TILE, reason="the tile family has not landed")
-def test_tile_page(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+def test_tile_page(visit, pages: Pages) -> None:  # type: ignore[no-untyped-def]
     v = visit(pages["tile"])
     assert v.count(".cell") > 0
     first = ".cell >> nth=0"
@@ -387,7 +397,7 @@ def test_tile_page(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-un
 
 
 @pytest.mark.skipif(not TILE, reason="the tile family has not landed")
-def test_big_tile_is_a_schematic_with_per_element_detail(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+def test_big_tile_is_a_schematic_with_per_element_detail(visit, pages: Pages) -> None:  # type: ignore[no-untyped-def]
     """128 x 256: one Field image, the holder of any D[m][n] on hover; a click selects one warp's thread."""
     v = visit(pages["tile.schematic"])
     assert v.count("svg .field") == 1 and v.count(".cell") == 0
@@ -412,7 +422,7 @@ def test_big_tile_is_a_schematic_with_per_element_detail(visit, pages: dict[str,
 
 
 def test_keyboard_reaches_search_and_moves_the_selection(  # type: ignore[no-untyped-def]
-    visit, pages: dict[str, Path], catalog: Catalog
+    visit, pages: Pages, catalog: Catalog
 ) -> None:
     ins = mapper.make_instruction(catalog.get(LDST, "16x256b"), 4)
     v = visit(pages["16x256b.x4"])
@@ -459,7 +469,7 @@ STYLE = "([sel, prop]) => getComputedStyle(document.querySelector(sel))[prop]"
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_both_color_schemes_are_readable(visit, pages: dict[str, Path], scheme: str) -> None:  # type: ignore[no-untyped-def]
+def test_both_color_schemes_are_readable(visit, pages: Pages, scheme: str) -> None:  # type: ignore[no-untyped-def]
     v = visit(pages["16x256b.x4"], color_scheme=scheme)
     page_bg, page_ink = v.js(STYLE, ["body", "backgroundColor"]), v.js(STYLE, ["body", "color"])
     assert (luminance(page_bg) < 0.1) == (scheme == "dark")  # type: ignore[arg-type]
@@ -471,7 +481,7 @@ def test_both_color_schemes_are_readable(visit, pages: dict[str, Path], scheme: 
     v.clean()
 
 
-def test_print_stylesheet(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+def test_print_stylesheet(visit, pages: Pages) -> None:  # type: ignore[no-untyped-def]
     v = visit(pages["16x256b.x4"], color_scheme="dark")
     v.page.click(cell(9, 5))
     v.page.emulate_media(media="print")
@@ -489,7 +499,7 @@ def test_print_stylesheet(visit, pages: dict[str, Path]) -> None:  # type: ignor
     v.clean()
 
 
-def test_readable_and_usable_at_200_percent_zoom(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+def test_readable_and_usable_at_200_percent_zoom(visit, pages: Pages) -> None:  # type: ignore[no-untyped-def]
     """200% zoom of a 1280 x 800 window is a 640 x 400 CSS-pixel viewport."""
     v = visit(pages["16x256b.x4"], viewport={"width": 640, "height": 400})
     assert v.js("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
@@ -507,7 +517,7 @@ def test_readable_and_usable_at_200_percent_zoom(visit, pages: dict[str, Path]) 
     v.clean()
 
 
-def test_a_request_or_error_would_be_noticed(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+def test_a_request_or_error_would_be_noticed(visit, pages: Pages) -> None:  # type: ignore[no-untyped-def]
     """The control for every clean(): an attempted load is seen, and the page's policy blocks it."""
     v = visit(pages["16x256b.x4"])
     url = "http://192.0.2.1/x.png"  # TEST-NET-1: nothing answers there anyway
@@ -557,7 +567,7 @@ def test_every_gallery_page_loads_cleanly(browser: object) -> None:
     context.close()
 
 
-def test_schematic_in_dark_scheme_and_print(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+def test_schematic_in_dark_scheme_and_print(visit, pages: Pages) -> None:  # type: ignore[no-untyped-def]
     """A field keeps the light sheet in the dark scheme; in print the selection's veil is gone."""
     v = visit(pages["16x256b.x32.pack"], color_scheme="dark")
     assert luminance(v.js(STYLE, ["svg", "backgroundColor"])) > 0.8  # type: ignore[arg-type]
@@ -574,7 +584,7 @@ def test_schematic_in_dark_scheme_and_print(visit, pages: dict[str, Path]) -> No
 
 
 def test_scales_schematic_names_scale_factors_and_padding(  # type: ignore[no-untyped-def]
-    visit, pages: dict[str, Path], catalog: Catalog
+    visit, pages: Pages, catalog: Catalog
 ) -> None:
     """P18: a scale-factor map drawn as one image still names each byte's SF on hover; padding bytes
     say so (their own tooltip), and a click on one selects it alone (it has no row to group by)."""
@@ -604,7 +614,7 @@ def test_scales_schematic_names_scale_factors_and_padding(  # type: ignore[no-un
     assert v.text("#count") == f"row {row}: {in_map + in_chunk} cells selected"
 
 
-def test_descriptor_page_selects_whole_fields(visit, pages: dict[str, Path]) -> None:  # type: ignore[no-untyped-def]
+def test_descriptor_page_selects_whole_fields(visit, pages: Pages) -> None:  # type: ignore[no-untyped-def]
     """P18: desc -o FILE.html: a click on any bit selects its whole field; Find takes a bit number."""
     v = visit(pages["desc"])
     assert not v.errors and v.count(".cell") == 64 + 2 * 10  # every bit, and each field's name and value

@@ -7,8 +7,8 @@
   issues (tests/cutlass_atoms.txt); CuTe DSL and Gluon spellings against the
   naming rules of those libraries, written here independently.
 
-A sample runs always; the ``slow`` sweeps cover every shape, .num, pack mode,
-split offset and reduction.
+A sample runs when the ``slow`` sweeps do not (``-m 'not slow'``); the sweeps cover every shape,
+.num, pack mode, split offset and reduction, and the sample's own.
 """
 
 from __future__ import annotations
@@ -102,6 +102,7 @@ def check_ptx_lines(instructions: list[Instruction]) -> list[str]:
     return lines
 
 
+@pytest.mark.sample
 def test_sample_ptx_assembles(ptxas: str, tmp_path: Path, catalog: Catalog) -> None:
     assert assemble(ptxas, tmp_path, check_ptx_lines(sample(catalog))) == ""
     assert assemble(ptxas, tmp_path, check_ptx_lines(red_sample(catalog)), "sm_103a") == ""
@@ -114,8 +115,10 @@ def test_ld_red_does_not_assemble_for_sm_100a(ptxas: str, tmp_path: Path, catalo
 
 @pytest.mark.slow
 def test_every_ptx_line_assembles(ptxas: str, tmp_path: Path, catalog: Catalog) -> None:
-    assert assemble(ptxas, tmp_path, check_ptx_lines(every_instruction(catalog))) == ""
-    assert assemble(ptxas, tmp_path, check_ptx_lines(every_reduction(catalog)), "sm_103a") == ""
+    # The samples too: they take split offsets the sweep does not (it runs instead of them).
+    everything, reductions = every_instruction(catalog) + sample(catalog), every_reduction(catalog)
+    assert assemble(ptxas, tmp_path, check_ptx_lines(everything)) == ""
+    assert assemble(ptxas, tmp_path, check_ptx_lines(reductions + red_sample(catalog)), "sm_103a") == ""
 
 
 # --- CUDA inline asm and CCCL -------------------------------------------------------------------
@@ -160,6 +163,7 @@ def cccl_source(instructions: list[Instruction]) -> str:
     )
 
 
+@pytest.mark.sample
 def test_sample_cuda_and_cccl_compile(nvcc: str, tmp_path: Path, catalog: Catalog) -> None:
     assert compile_cuda(nvcc, tmp_path, cuda_source(sample(catalog))) == ""
     assert compile_cuda(nvcc, tmp_path, cccl_source(sample(catalog))) == ""
@@ -168,10 +172,11 @@ def test_sample_cuda_and_cccl_compile(nvcc: str, tmp_path: Path, catalog: Catalo
 
 @pytest.mark.slow
 def test_every_cuda_wrapper_and_cccl_call_compiles(nvcc: str, tmp_path: Path, catalog: Catalog) -> None:
-    everything = every_instruction(catalog)
+    everything = every_instruction(catalog) + sample(catalog)  # the samples too (they run instead of them)
     assert compile_cuda(nvcc, tmp_path, cuda_source(everything)) == ""
     assert compile_cuda(nvcc, tmp_path, cccl_source(everything)) == ""
-    assert compile_cuda(nvcc, tmp_path, cuda_source(every_reduction(catalog)), "sm_103a") == ""
+    reductions = every_reduction(catalog) + red_sample(catalog)
+    assert compile_cuda(nvcc, tmp_path, cuda_source(reductions), "sm_103a") == ""
 
 
 def test_cuda_names_follow_the_rule(catalog: Catalog) -> None:
