@@ -290,20 +290,17 @@ Cell(thread=3, reg=1, half=0, lane=3, col=2), Cell(thread=3, reg=1, half=1, lane
     bases = [col0 + b for b in ins.access_bases]
     out: list[Cell] = []
     append = out.append
-    new = tuple.__new__  # a Cell without a Python-level constructor call: a tile makes M x N of them
-    pack = ins.pack
     for slot in shape.slots:
         lane = lane0 + slot.lane
         base = bases[slot.access]
-        thread = slot.thread
         for k in range(ins.num):
             reg = k * regs + slot.reg
             col = k * width + slot.col
-            if pack:
-                append(new(Cell, (thread, reg, 0, lane, base + 2 * col)))
-                append(new(Cell, (thread, reg, 1, lane, base + 2 * col + 1)))
+            if ins.pack:
+                append(Cell(slot.thread, reg, 0, lane, base + 2 * col))
+                append(Cell(slot.thread, reg, 1, lane, base + 2 * col + 1))
             else:
-                append(new(Cell, (thread, reg, None, lane, base + col)))
+                append(Cell(slot.thread, reg, None, lane, base + col))
     out.sort()
     return tuple(out)
 
