@@ -29,7 +29,7 @@ class Gate:
     SEAL = 1 << 16
     """Kept lines past which the reader is asked to take them (``seal``)."""
 
-    __slots__ = ("data", "keep", "seal", "skip", "watch")
+    __slots__ = ("data", "keep", "labels", "seal", "skip", "watch")
 
     def __init__(self) -> None:
         self.keep: list[str] | None = None
@@ -39,6 +39,8 @@ class Gate:
         self.watch: Callable[[str], bool] | None = None
         """While something is pending: given a plain line, applies what it does (its reads) and says
         True, or says False (a branch, a release, a label: the line is read as a statement)."""
+        self.labels = False
+        """Labels alone are read even while skipping (a deferred function's blocks: ptx/deferred.py)."""
         self.data = False
         """Inside a scope that is no function (``.section .debug_info { .b8 1 ... }``): a line with
         no ``;``, brace, string or block comment that continues a directive is not read (no reader

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 from array import array
+from collections.abc import Iterator
 from itertools import accumulate
 from typing import NamedTuple
 
@@ -276,19 +277,24 @@ class Lazy:
         self._dropped += len(self.keep)
         del self.keep[:]
 
+    def plain_lines(self) -> Iterator[tuple[int, str]]:
+        """(line number, text) of every plain line kept, in order."""
+        self._join()
+        for first, text, offsets in self._segments:
+            for i in range(len(offsets) - 1):
+                if offsets[i + 1] - offsets[i] > 1:  # "\n" stands for a line read one by one
+                    yield self.base + first + i, text[offsets[i] : offsets[i + 1]]
+
     # -- a chain too long: forward -----------------------------------------------------------------
 
     def _replay(self, name: str, where: Position) -> Value | None:
         """What the eager tracker holds for ``name`` at ``where``: every statement before it, in order."""
         tracker = Constants()
-        self._join()
         plain: list[tuple[Position, str]] = []
-        for first, text, _ in self._segments:
-            for i, line in enumerate(text.splitlines(keepends=True)):
-                if line != "\n":
-                    code = plain_statement(line)
-                    if code is not None:
-                        plain.append(((self.base + first + i, 0), code))
+        for number, line in self.plain_lines():
+            code = plain_statement(line)
+            if code is not None:
+                plain.append(((number, 0), code))
         slow = list(zip(self._positions, self._texts, strict=True))
         for at, text in sorted(plain + slow):
             if at >= where:

@@ -124,7 +124,7 @@ def statements(
                             continue
                     else:
                         code = raw.strip()
-                        if nothing(code) or (skip and label_alone(code)):
+                        if nothing(code) or (skip and not gate.labels and label_alone(code)):
                             keep.append("\n")  # nothing to search for in it
                             continue
                         if (

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tmemviz.errors import TmemvizError
+from tmemviz.ptx.deferred import calls, replayed
 from tmemviz.ptx.lazy import Lazy
 from tmemviz.ptx.line import PtxLine, opcode_head_rest, parse_statement
 from tmemviz.ptx.registers import CONSTANT_OPS, Constants, destinations, read_by, registers
@@ -127,8 +128,14 @@ def events(
     *,
     every: bool = False,
     max_chars: int = MAX_STATEMENT_CHARS,
+    defer: bool = False,
 ) -> Iterator[Event]:
     """The events of one module, in order (see the module's docstring).
+
+    ``defer`` (with ``every``): a function is read as ``every=False`` reads it until its first tcgen05
+    instruction, then its statements so far (but lines that hold no statement: ``.loc``, ``.pragma``)
+    are read again eagerly (:mod:`tmemviz.ptx.deferred`); a function without one gives its ``call``
+    instructions alone, and its problems are not looked for.
 
     >>> text = [".target sm_100a", ".visible .entry k()", "{",
     ...         "tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1, %r2}, [%r9];", "st.global.b32 [%rd1], %r1;",
@@ -158,8 +165,34 @@ def events(
             gate.skip, gate.watch = True, None
         return True
 
-    for s in statements(lines, max_chars, gate):
+    source = statements(lines, max_chars, gate)
+    deferring = False
+    read: list[Statement] = []  # what a deferred function read one by one
+    kept: Lazy | None = None  # its plain lines
+    queue: list[Statement] = []  # statements to read again (last first) before the next one
+    while True:
+        if queue:
+            s = queue.pop()
+        else:
+            s = next(source, None)  # type: ignore[arg-type]
+            if s is None:
+                if not deferring:
+                    break
+                s = Statement("close", "}", 0, 0)  # the text ended inside a deferred function: its calls
         kind = s.kind
+        if deferring:
+            first = kind == "instruction" and "tcgen05" in s.text
+            if first or (kind == "close" and depth == 1) or not s.first:
+                deferring = gate.skip = gate.labels = False
+                gate.keep = gate.seal = None
+                assert kept is not None
+                done = replayed(read, kept) if first else calls(read, kept)
+                queue = ([s] if s.first else []) + done[::-1]
+                read, kept = [], None
+                continue
+            if kind in ("instruction", "label", "directive"):
+                read.append(s)
+                continue
         if kind == "instruction":
             text = s.text
             if lazy:
@@ -182,10 +215,14 @@ def events(
             if depth == 0 and header is not None:
                 m = _FUNCTION.search(header.text)
                 fn = FunctionState(m.group(2) if m else None)
-                if lazy:
+                if lazy or defer:
                     gate.keep = []
-                    fn.constants = Lazy(gate.keep, s.first + 1)
-                    gate.seal = fn.constants.seal
+                    kept = Lazy(gate.keep, s.first + 1)
+                    gate.seal = kept.seal
+                    if lazy:
+                        fn.constants = kept
+                    else:  # read like explain until the first tcgen05 instruction
+                        deferring, gate.skip, gate.labels, read = True, True, True, []
                 yield Event("function", header, fn)
             elif depth == 0 and lazy:
                 gate.data = True  # a data section's scope (.section .debug_info)

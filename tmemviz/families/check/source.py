@@ -28,7 +28,9 @@ class Checked:
         return {"path": self.path, "findings": [f.record() for f in self.findings]}
 
 
-def check_file(path: str, lines: Any, catalog: Catalog) -> Checked:
+def check_file(path: str, lines: Any, catalog: Catalog, defer: bool = True) -> Checked:
+    """``defer``: a function's statements are followed only once it has a tcgen05 instruction (its calls
+    otherwise: :mod:`tmemviz.ptx.deferred`); the findings and regions are the same either way."""
     from tmemviz.families.check.analysis import check_module
     from tmemviz.families.explain.allocation import Tracker
     from tmemviz.families.explain.ops import Explainer
@@ -38,7 +40,7 @@ def check_file(path: str, lines: Any, catalog: Catalog) -> Checked:
     explainer.lazy_cells = True  # cells are not written: each ld/st's extent comes from its layout
     module, tracker = Module(path), Tracker(explainer.footprint)
     # The explain scanner's one read, the tracker fed every event of it (as explain's TMEM map is).
-    module.instructions.extend(records(module, lines, explainer, explainer.footprint, tracker))
+    module.instructions.extend(records(module, lines, explainer, explainer.footprint, tracker, defer))
     findings, regions = check_module(module, tracker.kernels, tracker.hazards, catalog)
     return Checked(path, findings, tracker.kernels, regions)
 

@@ -77,15 +77,18 @@ def records(
     explain: Explainer,
     footprint: Footprint | None = None,
     tracker: Any = None,
+    defer: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """The records of ``module``'s tcgen05 instructions as they are made; its target and warnings are
     set on ``module`` as the scan goes (all of them once the iterator is exhausted).
 
     ``tracker`` (:class:`~tmemviz.families.explain.allocation.Tracker`), when given, is fed every event of
-    the same read (what the TMEM map draws) and kept on ``module``: the file is read once."""
+    the same read (what the TMEM map draws) and kept on ``module``: the file is read once. ``defer``: the
+    tracker sees a function's statements only once it has a tcgen05 instruction (its calls otherwise),
+    and statements nothing asks about are not looked for problems (:mod:`tmemviz.ptx.deferred`)."""
     warn = module.warnings.append
     module.tracker = tracker
-    for e in events(lines, footprint, every=tracker is not None):
+    for e in events(lines, footprint, every=tracker is not None, defer=defer):
         if tracker is not None:
             tracker.observe(e)
         kind = e.kind
