@@ -195,15 +195,6 @@ def test_property_block_reading_equals_line_by_line(monkeypatch: pytest.MonkeyPa
         else:
             assert why is None
         assert got == want
-        blocks: list[str] = []  # the same text in blocks of whole lines, then the same error
-        try:
-            for block in files.text_blocks(path, limit=limit):
-                assert block
-                blocks.append(block)
-        except TmemvizError as exc:
-            assert why is not None and why in str(exc), (exc, why)
-        assert "".join(blocks) == "".join(want)
-        assert all(b.endswith("\n") for b in blocks[:-1])
 
     check()
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -216,31 +216,6 @@ def text_lines(
     reading ``-`` twice reads it once (the second time finds its end), and a block of it is what has
     arrived (a pipe's lines are given as they come).
     """
-    return lines_of(text_blocks(path, what, limit))
-
-
-def lines_of(blocks: Iterable[str]) -> Iterator[str]:
-    """The lines of blocks of whole lines (:func:`text_blocks`), split at ``\n`` only, each with its
-    ``\n`` (but perhaps the last)."""
-    for text in blocks:
-        if _plain_breaks(text):
-            yield from text.splitlines(keepends=True)
-        else:  # split at \n only, as a file's lines are
-            pieces = text.split("\n")
-            tail = pieces.pop()
-            for piece in pieces:
-                yield piece + "\n"
-            if tail:
-                yield tail
-
-
-def text_blocks(
-    path: str | os.PathLike[str], what: str = "PTX text", limit: int = MAX_LINE_BYTES
-) -> Iterator[str]:
-    """The text of a file as :func:`text_lines` reads it, in blocks of whole lines (each ends with
-    ``\n`` but perhaps the file's last): what a reader that splits lines itself takes
-    (:func:`tmemviz.ptx.statements.statements` passes over runs of lines without visiting each one).
-    The same checks, errors and line numbers; an error comes after the text before the bad line."""
     name = os.fspath(path)
     if name == "-":
         stream: Any = getattr(sys.stdin, "buffer", None) or _Encoded(sys.stdin)
@@ -260,9 +235,8 @@ def text_blocks(
             chunk = read(size)
             if not chunk:
                 if carry:  # the last line, without its newline
-                    text, error = _checked(carry, number, label, what, limit)
-                    if text:
-                        yield text
+                    lines, error = _checked(carry, number, label, what, limit)
+                    yield from lines
                     if error:
                         raise error
                 return
@@ -275,12 +249,11 @@ def text_blocks(
                 continue
             carry = block[cut:]
             block = block[:cut]
-            text, error = _checked(block, number, label, what, limit)
-            if text:
-                yield text
+            lines, error = _checked(block, number, label, what, limit)
+            yield from lines
             if error:
                 raise error
-            number += text.count("\n")
+            number += len(lines)
     except IsADirectoryError:
         raise TmemvizError(f"{label} is a directory; give a file of {what}") from None
     except OSError as exc:
@@ -302,10 +275,12 @@ def _plain_breaks(text: str) -> bool:
     return text.isascii() or not any(c in text for c in "\x85\u2028\u2029")
 
 
-def _checked(block: bytes, number: int, label: str, what: str, limit: int) -> tuple[str, TmemvizError | None]:
-    """The text of ``block`` (whole lines, or the file's last piece), ``number`` lines having come
+def _checked(
+    block: bytes, number: int, label: str, what: str, limit: int
+) -> tuple[list[str], TmemvizError | None]:
+    """The lines of ``block`` (whole lines, or the file's last piece), ``number`` lines having come
     before, up to the first line with a NUL byte, more than ``limit`` bytes or bad UTF-8, and the error
-    that refuses that line (given after the text before it, as a line-by-line reader would)."""
+    that refuses that line (given after the lines before it, as a line-by-line reader would)."""
     bad = len(block)  # where the first bad line starts
     why = ""
     first = block.find(b"\n") + 1 or len(block)
@@ -319,18 +294,28 @@ def _checked(block: bytes, number: int, label: str, what: str, limit: int) -> tu
     except UnicodeDecodeError as exc:
         bad, why = block.rfind(b"\n", 0, exc.start) + 1, "utf-8"
         text = block[:bad].decode("utf-8")
-    if "\r" in text:
-        text = text.replace("\r\n", "\n")
+    lines: list[str] = []
+    if text:
+        if "\r" in text:
+            text = text.replace("\r\n", "\n")
+        if _plain_breaks(text):
+            lines = text.splitlines(keepends=True)
+        else:  # split at \n only, as a file's lines are
+            pieces = text.split("\n")
+            tail = pieces.pop()
+            lines = [piece + "\n" for piece in pieces]
+            if tail:
+                lines.append(tail)
     if not why:
-        return text, None
+        return lines, None
     line = number + block.count(b"\n", 0, bad) + 1
     if why == "nul":
-        return text, TmemvizError(f"{label} is not a text file (a NUL byte on line {line}); give {what}")
+        return lines, TmemvizError(f"{label} is not a text file (a NUL byte on line {line}); give {what}")
     if why == "long":
-        return text, TmemvizError(
+        return lines, TmemvizError(
             f"{label}: line {line} is longer than {_size(limit)}B, the longest line read; give {what}"
         )
-    return text, TmemvizError(f"{label} is not UTF-8 text (line {line}); give {what}")
+    return lines, TmemvizError(f"{label} is not UTF-8 text (line {line}); give {what}")
 
 
 class _Encoded:

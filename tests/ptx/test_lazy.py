@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tmemviz.files import text_blocks, text_lines
+from tmemviz.files import text_lines
 from tmemviz.ptx.registers import registers
 from tmemviz.ptx.stream import events
 
@@ -30,7 +30,6 @@ def test_every_fixture_gets_the_eager_values(path: Path) -> None:
     lines = list(text_lines(path))
     lazy, eager = asked(lines, False), asked(lines, True)
     assert lazy == eager
-    assert asked(list(text_blocks(path)), False) == eager  # read as a file is: in blocks of lines
     if path.name.startswith(("cute_dsl", "cutlass")):  # their MMA descriptors and alloc sizes are constants
         assert any(v is not None for _, _, v in eager)
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -175,13 +173,3 @@ def test_property_any_text_reads_without_an_exception(pieces: list[str]) -> None
     text = "".join(pieces)
     got = list(statements(text.splitlines(keepends=True), max_chars=64))
     assert all(s.first <= s.last for s in got)
-
-
-@given(st.lists(PIECES, max_size=40), st.lists(st.integers(0, 40), max_size=4))
-def test_property_blocks_of_lines_read_as_the_lines(pieces: list[str], cuts: list[int]) -> None:
-    """Blocks of whole lines (what a file is read in) give the statements its lines give."""
-    lines = "".join(pieces).split("\n")
-    lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
-    edges = sorted({0, len(lines), *(min(c, len(lines)) for c in cuts)})
-    blocks = ["".join(lines[a:b]) for a, b in itertools.pairwise(edges)]
-    assert list(statements(blocks, max_chars=64)) == list(statements(lines, max_chars=64))

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from itertools import chain
 from typing import NamedTuple
 
 from tmemviz.ptx.gate import LABEL as _LABEL
@@ -65,20 +66,17 @@ class Statement(NamedTuple):
 
 
 def statements(
-    pieces: Iterable[str],
+    lines: Iterable[str],
     max_chars: int = MAX_STATEMENT_CHARS,
     gate: Gate | None = None,
 ) -> Iterator[Statement]:
-    """Every statement of ``pieces`` in order (but the plain lines ``gate`` lets it skip).
-
-    ``pieces``: lines, or blocks of whole lines (:func:`tmemviz.files.text_blocks`); each piece ends a
-    line, and so does every ``\\n`` inside one.
+    """Every statement of ``lines`` in order (but the plain lines ``gate`` lets it skip).
 
     >>> for s in statements(["tcgen05.ld.sync.aligned.32x32b.x2.b32{%r1,", " %r2},[%r9]; // c", "$L1:"]):
     ...     print(s.kind, repr(s.text), s.first, s.last)
     instruction 'tcgen05.ld.sync.aligned.32x32b.x2.b32{%r1,\\n %r2},[%r9]' 1 2
     label '$L1' 3 3
-    >>> [s.kind for s in statements([".visible .entry k(\\n.param .u64 p\\n)\\n.maxntid 128\\n{\\n",
+    >>> [s.kind for s in statements([".visible .entry k(", ".param .u64 p", ")", ".maxntid 128", "{",
     ...     "{ .reg .pred p; setp.ne.b32 p, %r1, 0; }", "}"])]
     ['directive', 'directive', 'open', 'open', 'directive', 'instruction', 'close', 'close']
     """
@@ -88,26 +86,24 @@ def statements(
     idle = True  # no statement open across lines, no /* comment open
     if gate is None:
         gate = Gate()
-    for piece in pieces:
-        if not piece:
-            piece = "\n"  # an empty line: read as its newline would be
-        size = len(piece)
-        pos = 0
-        while pos < size:
-            keep = gate.keep
-            nl = piece.find("\n", pos)
-            if nl < 0:
-                raw, pos = piece[pos:], size
-            else:
-                raw, pos = piece[pos : nl + 1], nl + 1
-            number += 1
-            if keep is not None:
-                if not number & 0xFFFF and gate.seal is not None:
-                    gate.seal()  # a long function: its kept lines joined, let go
-                    keep = gate.keep
-                    assert keep is not None
-                skip, watch = gate.skip, gate.watch
-                if idle and (skip or watch is not None) and "tcgen05" not in raw:
+    it = iter(lines)
+    for raw in it:
+        number += 1  # a piece without its newline is still one line to its reader
+        keep = gate.keep
+        if keep is not None:
+            skip, watch = gate.skip, gate.watch
+            if idle and (skip or watch is not None):
+                # Lines the gate passes, one after another: nothing is yielded meanwhile, so the
+                # state stays as the reader left it (but for what watch itself changes).
+                append = keep.append
+                number -= 1  # counted again below
+                first = raw
+                for raw in chain((first,), it):
+                    number += 1
+                    if "tcgen05" in raw:
+                        break
+                    if not number & 0xFFFF and gate.seal is not None:
+                        gate.seal()  # a long run of kept lines: joined, let go
                     if (
                         raw.find(";") == (n := len(raw)) - 2
                         and raw[-1] == "\n"
@@ -119,72 +115,78 @@ def statements(
                         )
                         and n <= max_chars
                     ):
-                        if skip or watch(raw):  # type: ignore[misc]
-                            keep.append(raw)  # the common case: one statement, ending the line
-                            continue
+                        if not skip and not watch(raw):  # type: ignore[misc]
+                            break
+                        append(raw)  # the common case: one statement, ending the line
                     else:
                         code = raw.strip()
                         if nothing(code) or (skip and not gate.labels and label_alone(code)):
-                            keep.append("\n")  # nothing to search for in it
-                            continue
-                        if (
+                            append("\n")  # nothing to search for in it
+                        elif (
                             code[-1] == ";"
                             and raw[-1] == "\n"
                             and code.find(";") == len(code) - 1
                             and plain(code, max_chars)
                             and (skip or watch(raw))  # type: ignore[misc]
                         ):
-                            keep.append(raw)  # one statement, spaces after its ;
-                            continue
-                keep.append("\n")
-            elif (
-                gate.data
-                and reader.directive
-                and reader.parts
-                and "tcgen05" not in raw
-                and "/*" not in raw
-                and not any(c in raw for c in ';{}"')
-                and reader.size + len(raw) <= MAX_DIRECTIVE_CHARS
-            ):
-                reader.size += len(raw)  # the line continues a data directive (.b8 1 // ...) no one reads
-                continue
-            code = raw.strip()
-            # The common case, inline: one whole statement (a vector inside it at most) on the line.
-            if (
-                idle
-                and code[-1:] == ";"
-                and code[0] not in "{}"
-                and "/" not in code
-                and '"' not in code
-                and ";" not in code[:-1]
-                and (("{" not in code and "}" not in code) or code.count("{") == code.count("}"))
-                and len(code) <= max_chars
-            ):
-                code = code[:-1].rstrip()
-                if not code:
-                    continue  # an empty statement (nvcc ends a declaration with a lone `;`)
-                if ":" in code:
-                    m = _LABEL.match(code)
-                    if m is not None:
-                        yield new(Statement, ("label", m.group(1), number, number))
-                        code = code[m.end() :].strip()
-                        if not code:
-                            continue
-                yield new(Statement, ("directive" if code[0] == "." else "instruction", code, number, number))
-                continue
-            if idle:  # other whole lines a reader between statements needs no state for
-                if not code or code[:2] == "//":
-                    continue  # blank, or a comment to the end of the line
-                if code == "{" or code == "}":
-                    yield new(Statement, ("open" if code == "{" else "close", code, number, number))
-                    continue
-                if code[-1] == ":":
-                    m = _LABEL.match(code)
-                    if m is not None and m.end() == len(code):
-                        yield new(Statement, ("label", m.group(1), number, number))
+                            append(raw)  # one statement, spaces after its ;
+                        else:
+                            break
+                    if not skip:
+                        skip, watch = gate.skip, gate.watch
+                else:
+                    break  # the lines are done
+                if len(keep) > Gate.SEAL and gate.seal is not None:
+                    gate.seal()  # many kept lines: joined, let go
+            keep.append("\n")
+        elif (
+            gate.data
+            and reader.directive
+            and reader.parts
+            and "tcgen05" not in raw
+            and "/*" not in raw
+            and not any(c in raw for c in ';{}"')
+            and reader.size + len(raw) <= MAX_DIRECTIVE_CHARS
+        ):
+            reader.size += len(raw)  # the line continues a data directive (.b8 1 // ...) no one reads
+            continue
+        code = raw.strip()
+        # The common case, inline: one whole statement (a vector inside it at most) on the line.
+        if (
+            idle
+            and code[-1:] == ";"
+            and code[0] not in "{}"
+            and "/" not in code
+            and '"' not in code
+            and ";" not in code[:-1]
+            and (("{" not in code and "}" not in code) or code.count("{") == code.count("}"))
+            and len(code) <= max_chars
+        ):
+            code = code[:-1].rstrip()
+            if not code:
+                continue  # an empty statement (nvcc ends a declaration with a lone `;`)
+            if ":" in code:
+                m = _LABEL.match(code)
+                if m is not None:
+                    yield new(Statement, ("label", m.group(1), number, number))
+                    code = code[m.end() :].strip()
+                    if not code:
                         continue
-            yield from reader.feed(raw.rstrip("\r\n"), number)
-            idle = not reader.parts and not reader.in_comment
+            yield new(Statement, ("directive" if code[0] == "." else "instruction", code, number, number))
+            continue
+        if idle:  # other whole lines a reader between statements needs no state for
+            if not code or code[:2] == "//":
+                continue  # blank, or a comment to the end of the line
+            if code == "{" or code == "}":
+                yield new(Statement, ("open" if code == "{" else "close", code, number, number))
+                continue
+            if code[-1] == ":":
+                m = _LABEL.match(code)
+                if m is not None and m.end() == len(code):
+                    yield new(Statement, ("label", m.group(1), number, number))
+                    continue
+        yield from reader.feed(raw.rstrip("\r\n"), number)
+        idle = not reader.parts and not reader.in_comment
     yield from reader.finish(number)
 
 

@@ -49,11 +49,11 @@ def check_sources(
     files: Sequence[str | os.PathLike[str]], text: str | None, catalog: Catalog
 ) -> list[Checked]:
     """Check each file (then ``text``, named ``<text>``); an unreadable file stops the run."""
-    from tmemviz.files import text_blocks
+    from tmemviz.files import text_lines
 
     if not files and text is None:
         raise TmemvizError("give one or more PTX files (or - for standard input)")
-    out = [check_file(os.fspath(p), text_blocks(p), catalog) for p in files]
+    out = [check_file(os.fspath(p), text_lines(p), catalog) for p in files]
     if text is not None:
         out.append(check_file("<text>", text.splitlines(), catalog))
     return out

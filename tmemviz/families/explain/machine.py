@@ -11,7 +11,6 @@ tf32, a dealloc's .cta_group) is said, never guessed.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -146,8 +145,8 @@ def dispatch(
     bytes) goes through nvdisasm, a SASS listing (by its content) through :func:`sass_records`, PTX
     through ``ptx_records``. With several inputs, a SASS module gets ``pairing`` with the PTX module
     given before it that shares its functions (kept meanwhile: a few fields per instruction)."""
-    from tmemviz.files import lines_of
     from tmemviz.sass.cubin import cubin_lines, is_elf
+    from tmemviz.sass.listing import sniff
 
     seen: list[tuple[str, list[dict[str, Any]]]] = []
     for name, lines in inputs:
@@ -155,30 +154,13 @@ def dispatch(
         if name != "<text>" and is_elf(name):
             kind, made = "sass", sass_records(module, cubin_lines(name), explainer.catalog, explainer)
         else:
-            kind, stream = _sniffed(lines)
+            kind, stream = sniff(lines)
             if kind == "sass":
-                made = sass_records(module, lines_of(stream), explainer.catalog, explainer)
+                made = sass_records(module, stream, explainer.catalog, explainer)
             else:
                 made = ptx_records(module, stream)
         module.language = kind  # type: ignore[attr-defined]
         yield module, _tracked(module, made, seen, len(inputs)) if len(inputs) > 1 else made
-
-
-def _sniffed(pieces: Iterable[str]) -> tuple[str, Iterator[str]]:
-    """PTX or SASS (:func:`tmemviz.sass.listing.sniff` on the first lines), and the same pieces (lines,
-    or blocks of whole lines), none lost."""
-    from tmemviz.files import lines_of
-    from tmemviz.sass.listing import SNIFF_LINES, sniff
-
-    it = iter(pieces)
-    seen: list[str] = []
-    head: list[str] = []
-    for piece in it:
-        seen.append(piece)
-        head.extend(itertools.islice(lines_of([piece]), SNIFF_LINES - len(head)))
-        if len(head) >= SNIFF_LINES:
-            break
-    return sniff(head)[0], itertools.chain(seen, it)
 
 
 def _tracked(

@@ -1,6 +1,6 @@
-"""Where explained PTX comes from: files streamed in blocks of whole lines (``-`` is stdin), or a string.
+"""Where explained PTX comes from: files streamed line by line (``-`` is stdin), or a string.
 
-Reading goes through :func:`tmemviz.files.text_blocks`, as every family's shape files go through
+Reading goes through :func:`tmemviz.files.text_lines`, as every family's shape files go through
 :mod:`tmemviz.files`: one-line errors for binary or non-UTF-8 input, never a whole file in memory.
 """
 
@@ -54,7 +54,7 @@ def scanned(
     plugs in here: a scanner that yields records with the same fields. ``track``: the allocation tracker
     follows the same read (``module.tracker``, what the TMEM map draws)."""
     from tmemviz.families.explain.scan import records
-    from tmemviz.files import text_blocks
+    from tmemviz.files import text_lines
 
     if not files and text is None:
         raise TmemvizError("give one or more PTX or SASS files or cubins (or - for standard input)")
@@ -63,7 +63,7 @@ def scanned(
         raise TmemvizError("standard input (-) can be read only once; give - at most once")
     for name in names:
         _check_regular(name)
-    inputs: list[tuple[str, Iterable[str]]] = [(name, text_blocks(name)) for name in names]
+    inputs: list[tuple[str, Iterable[str]]] = [(name, text_lines(name)) for name in names]
     if text is not None:
         inputs.append(("<text>", text.splitlines()))
     # PTX, a SASS listing or a cubin, told by content; SASS given with its PTX is paired (explain/machine.py).
