@@ -135,7 +135,8 @@ def events(
     ``defer`` (with ``every``): a function is read as ``every=False`` reads it until its first tcgen05
     instruction, then its statements so far (but lines that hold no statement: ``.loc``, ``.pragma``)
     are read again eagerly (:mod:`tmemviz.ptx.deferred`); a function without one gives its ``call``
-    instructions alone, and its problems are not looked for.
+    instructions alone. ``fn.constants`` is then a :class:`~tmemviz.ptx.lazy.Lazy` that notes every
+    statement read and looks values up when asked (an unreadable constant op is a problem only then).
 
     >>> text = [".target sm_100a", ".visible .entry k()", "{",
     ...         "tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1, %r2}, [%r9];", "st.global.b32 [%rd1], %r1;",
@@ -144,7 +145,8 @@ def events(
     [('target', 1, None), ('function', 2, None), ('tcgen05', 4, None), ('hazard', 6, ('%r2',))]
     """
     lazy = not every
-    fn = FunctionState(None, Lazy() if lazy else Constants())
+    asked = lazy or defer  # constants looked for when asked (every statement still read with defer)
+    fn = FunctionState(None, Lazy() if asked else Constants())
     header: Statement | None = None
     depth = 0
     gate = Gate()
@@ -195,10 +197,10 @@ def events(
                 continue
         if kind == "instruction":
             text = s.text
-            if lazy:
+            if asked:
                 fn.constants.note(s.first, text)
             if "tcgen05" in text:
-                yield from _tcgen05(s, fn, footprint, lazy)
+                yield from _tcgen05(s, fn, footprint, asked)
             else:
                 found = _other(s, fn, every)
                 if found:
@@ -221,7 +223,8 @@ def events(
                     gate.seal = kept.seal
                     if lazy:
                         fn.constants = kept
-                    else:  # read like explain until the first tcgen05 instruction
+                    else:  # read like explain until the first tcgen05 instruction, then all noted
+                        fn.constants = Lazy()
                         deferring, gate.skip, gate.labels, read = True, True, True, []
                 yield Event("function", header, fn)
             elif depth == 0 and lazy:
