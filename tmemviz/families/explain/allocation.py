@@ -129,7 +129,8 @@ class Tracker:
         self.hazards: list[Hazard] = []
         """The reader's hazards (its pending tcgen05.ld/st rule), in order."""
         self._kernel: Kernel | None = None
-        self._values: dict[str, Value] = {}
+        self._values: dict[str, Value | int] = {}
+        """Register -> its value; an int is an unknown value not looked at yet (:meth:`_get` makes it one)."""
         self._block = 0
         self._fresh = itertools.count()
         self._per_line: dict[int, int] = {}
@@ -195,10 +196,10 @@ class Tracker:
         if len(written) == 1 and head != "tcgen05":
             kernel.definitions[written[0]] = kernel.definitions.get(written[0], 0) + 1
             value = self._compute(opcode, operands, written[0])
-            old = self._values.get(written[0])
+            old = self._get(written[0])
             if guard is not None and value != old:
                 value = None  # not executed when the guard is false: the old value may remain
-            self._values[written[0]] = value if value is not None else self._opaque(written[0])
+            self._values[written[0]] = value if value is not None else next(self._fresh)
         else:
             self._define(written)
         if head in BRANCHES:
@@ -210,7 +211,15 @@ class Tracker:
         definitions = self._kernel.definitions
         for register in registers:
             definitions[register] = definitions.get(register, 0) + 1
-            self._values[register] = self._opaque(register)
+            self._values[register] = next(self._fresh)  # an unknown value, made when looked at
+
+    def _get(self, register: str) -> Value | None:
+        """What ``register`` holds: an unknown value written as its number is made a :class:`Ptr` the
+        first time it is looked at (most never are; each is the one :meth:`_opaque` made then)."""
+        value = self._values.get(register)
+        if type(value) is int:
+            value = self._values[register] = Ptr(("opaque", value), 0, "var", frozenset({register}))
+        return value  # type: ignore[return-value]
 
     def _opaque(self, register: str) -> Ptr:
         """An unknown value, but one that copies of it can be recognised by (a slot held in a register)."""
@@ -219,7 +228,7 @@ class Tracker:
     def _value(self, operand: str) -> Value | None:
         operand = operand.strip()
         if operand.startswith("%"):
-            return self._values.get(operand)
+            return self._get(operand)
         number = parse_immediate(operand)
         if number is not None:
             return Const(number)
@@ -307,7 +316,7 @@ class Tracker:
         op = opcode.split(".")[1].split("::")[0] if "." in opcode else opcode
         statement = Statement(line, order, op, text, self._block, operands=operands)
         for register in _REGISTER.findall(" ".join(o for o in operands if not o.startswith("{"))):
-            value = self._values.get(register)
+            value = self._get(register)
             if value is None and op in ("alloc", "dealloc"):
                 value = self._values[register] = self._opaque(register)
             if value is not None:
