@@ -31,7 +31,7 @@ from tmemviz.families.explain.addresses import (
     trusted,
     with_deps,
 )
-from tmemviz.ptx.line import PtxLine, opcode_of, parse_immediate, parse_line
+from tmemviz.ptx.line import PtxLine, opcode_of, parse_immediate, parse_statement
 from tmemviz.ptx.registers import NO_DESTINATION
 from tmemviz.ptx.statements import collapse
 from tmemviz.ptx.stream import BRANCHES, Event, Hazard
@@ -176,7 +176,7 @@ class Tracker:
                 operands, guard = tuple(o.strip() for o in rest.split(",")) if rest else (), None
             else:
                 try:
-                    found = parse_line(text)
+                    found = parse_statement(text)  # remembered: kernels repeat their statements
                 except TmemvizError:  # a statement the reader cannot split: what it writes becomes unknown
                     self._define(_REGISTER.findall(rest.split(",", 1)[0]))
                     return
