@@ -45,6 +45,7 @@ _INTEGERS = frozenset(("u32", "s32", "b32", "u64", "s64", "b64"))
 _STORES = frozenset(("st", "atom", "red", "cp", "mbarrier", "stmatrix"))
 """Opcodes that write memory at their first operand (a shared-memory slot among them is noted)."""
 _SYMBOL = re.compile(r"^[A-Za-z_$][\w$.]*$")
+_WIDE = re.compile(r"64(?:\.|$)")
 
 
 @dataclass
@@ -253,7 +254,7 @@ class Tracker:
     def _compute(self, opcode: str, operands: tuple[str, ...], dest: str) -> Value | None:
         parts = opcode.split(".")
         head = parts[0]
-        bits = 64 if any(p.endswith("64") for p in parts[1:]) else 32
+        bits = 64 if _WIDE.search(opcode, len(head)) else 32  # a qualifier ending in 64 (.u64, .b64)
         sources = operands[1:]
         deps = frozenset({dest})
         if head in ("mov", "cvt", "cvta") and len(sources) == 1:
