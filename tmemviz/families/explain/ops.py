@@ -128,11 +128,8 @@ class Explainer:
                 if made is not None:  # handed out as a copy too: the first record shares nothing either
                     self.memo.add(known, value, made)
                     record = made.record(line, statement, fn.name)
-        else:  # made.record(), inlined: this is the path of every repeat
-            record = made.base.copy()
-            record["line"], record["ptx"], record["function"] = line, statement, fn.name
-            for key, make in made.parts:
-                record[key] = make()
+        else:  # a repeat: a fresh copy of what the statement made, its warnings at this line
+            record = made.record(line, statement, fn.name)
             if made.messages:
                 for message in made.messages:
                     module.warnings.append(Warning(line, message))
