@@ -205,11 +205,7 @@ def events(
                 found = _other(s, fn, every)
                 if found:
                     yield from found
-            if lazy:
-                gate.skip = depth > 0 and not fn.pending_ld and not fn.pending_st
-                gate.watch = watch if depth > 0 and not gate.skip else None
-            continue
-        if kind == "label":
+        elif kind == "label":
             fn.drop_pending()
             if every:
                 yield Event("label", s, fn)
