@@ -216,15 +216,18 @@ class Tracker:
 
     def _get(self, register: str) -> Value | None:
         """What ``register`` holds: an unknown value written as its number is made a :class:`Ptr` the
-        first time it is looked at (most never are; each is the one :meth:`_opaque` made then)."""
+        first time it is looked at (most never are)."""
         value = self._values.get(register)
         if type(value) is int:
-            value = self._values[register] = Ptr(("opaque", value), 0, "var", frozenset({register}))
+            value = self._values[register] = self._opaque(register, value)
         return value  # type: ignore[return-value]
 
-    def _opaque(self, register: str) -> Ptr:
-        """An unknown value, but one that copies of it can be recognised by (a slot held in a register)."""
-        return Ptr(("opaque", next(self._fresh)), 0, "var", frozenset({register}))
+    def _opaque(self, register: str, number: int | None = None) -> Ptr:
+        """An unknown value, but one that copies of it can be recognised by (a slot held in a register):
+        the ``number``-th made (a new one when not given)."""
+        return Ptr(
+            ("opaque", next(self._fresh) if number is None else number), 0, "var", frozenset({register})
+        )
 
     def _value(self, operand: str) -> Value | None:
         operand = operand.strip()
