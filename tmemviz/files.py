@@ -206,7 +206,7 @@ MAX_LINE_BYTES = 1 << 22
 
 def text_lines(
     path: str | os.PathLike[str], what: str = "PTX text", limit: int = MAX_LINE_BYTES
-) -> Iterator[str]:
+) -> TextLines:
     """The lines of a text file (``-`` is stdin), streamed; binary, non-UTF-8 or endless input is one error.
 
     Files of any size are read a block at a time (at most ``limit`` bytes, 1 MiB), never whole, and
@@ -216,51 +216,90 @@ def text_lines(
     reading ``-`` twice reads it once (the second time finds its end), and a block of it is what has
     arrived (a pipe's lines are given as they come).
     """
-    name = os.fspath(path)
-    if name == "-":
-        stream: Any = getattr(sys.stdin, "buffer", None) or _Encoded(sys.stdin)
-        label = "standard input"
-    else:
-        try:
-            stream = open(name, "rb")  # noqa: SIM115
-        except OSError as exc:
-            raise TmemvizError(f"cannot read {name}: {exc.strerror or exc}") from None
-        label = name
-    read = getattr(stream, "read1", stream.read)
-    size = min(_BLOCK_BYTES, limit)
-    number = 0  # lines given so far
-    carry = b""
-    try:
-        while True:
-            chunk = read(size)
-            if not chunk:
-                if carry:  # the last line, without its newline
-                    lines, error = _checked(carry, number, label, what, limit)
-                    yield from lines
-                    if error:
-                        raise error
-                return
-            block = carry + chunk if carry else chunk
-            cut = block.rfind(b"\n") + 1
-            if not cut:
-                if len(block) > limit:
-                    raise _checked(block, number, label, what, limit)[1] or AssertionError
-                carry = block
-                continue
-            carry = block[cut:]
-            block = block[:cut]
-            lines, error = _checked(block, number, label, what, limit)
+    return TextLines(os.fspath(path), what, limit)
+
+
+class TextLines:
+    """:func:`text_lines`: iterated, the lines; :meth:`blocks`, the same lines a block at a time with
+    the block's text (what a reader that passes over many lines at once searches:
+    :func:`tmemviz.ptx.statements.statements`)."""
+
+    __slots__ = ("limit", "name", "what")
+
+    def __init__(self, name: str, what: str, limit: int) -> None:
+        self.name, self.what, self.limit = name, what, limit
+
+    def __iter__(self) -> Iterator[str]:
+        for _, lines in self.blocks():
             yield from lines
-            if error:
-                raise error
-            number += len(lines)
-    except IsADirectoryError:
-        raise TmemvizError(f"{label} is a directory; give a file of {what}") from None
-    except OSError as exc:
-        raise TmemvizError(f"cannot read {label}: {exc.strerror or exc}") from None
-    finally:
-        if name != "-":
-            stream.close()
+
+    def blocks(self) -> Iterator[tuple[str, list[str]]]:
+        """(text, its lines) per block read: whole lines, ``"".join(lines) == text``."""
+        name, what, limit = self.name, self.what, self.limit
+        if name == "-":
+            stream: Any = getattr(sys.stdin, "buffer", None) or _Encoded(sys.stdin)
+            label = "standard input"
+        else:
+            try:
+                stream = open(name, "rb")  # noqa: SIM115
+            except OSError as exc:
+                raise TmemvizError(f"cannot read {name}: {exc.strerror or exc}") from None
+            label = name
+        read = getattr(stream, "read1", stream.read)
+        size = min(_BLOCK_BYTES, limit)
+        number = 0  # lines given so far
+        carry = b""
+        try:
+            while True:
+                chunk = read(size)
+                if not chunk:
+                    if carry:  # the last line, without its newline
+                        text, lines, error = _checked(carry, number, label, what, limit)
+                        if lines:
+                            yield text, lines
+                        if error:
+                            raise error
+                    return
+                block = carry + chunk if carry else chunk
+                cut = block.rfind(b"\n") + 1
+                if not cut:
+                    if len(block) > limit:
+                        raise _checked(block, number, label, what, limit)[2] or AssertionError
+                    carry = block
+                    continue
+                carry = block[cut:]
+                block = block[:cut]
+                text, lines, error = _checked(block, number, label, what, limit)
+                if lines:
+                    yield text, lines
+                if error:
+                    raise error
+                number += len(lines)
+        except IsADirectoryError:
+            raise TmemvizError(f"{label} is a directory; give a file of {what}") from None
+        except OSError as exc:
+            raise TmemvizError(f"cannot read {label}: {exc.strerror or exc}") from None
+        finally:
+            if name != "-":
+                stream.close()
+
+
+class Replayed:
+    """Blocks already read (to look at a file's first lines), then the rest: :class:`TextLines` again."""
+
+    __slots__ = ("read", "rest")
+
+    def __init__(self, read: list[tuple[str, list[str]]], rest: Iterator[tuple[str, list[str]]]) -> None:
+        self.read, self.rest = read, rest
+
+    def __iter__(self) -> Iterator[str]:
+        for _, lines in self.blocks():
+            yield from lines
+
+    def blocks(self) -> Iterator[tuple[str, list[str]]]:
+        read, self.read = self.read, []
+        yield from read
+        yield from self.rest
 
 
 _BLOCK_BYTES = 1 << 20
@@ -277,8 +316,8 @@ def _plain_breaks(text: str) -> bool:
 
 def _checked(
     block: bytes, number: int, label: str, what: str, limit: int
-) -> tuple[list[str], TmemvizError | None]:
-    """The lines of ``block`` (whole lines, or the file's last piece), ``number`` lines having come
+) -> tuple[str, list[str], TmemvizError | None]:
+    """The text and lines of ``block`` (whole lines, or the file's last piece), ``number`` lines having come
     before, up to the first line with a NUL byte, more than ``limit`` bytes or bad UTF-8, and the error
     that refuses that line (given after the lines before it, as a line-by-line reader would)."""
     bad = len(block)  # where the first bad line starts
@@ -307,15 +346,23 @@ def _checked(
             if tail:
                 lines.append(tail)
     if not why:
-        return lines, None
+        return text, lines, None
     line = number + block.count(b"\n", 0, bad) + 1
     if why == "nul":
-        return lines, TmemvizError(f"{label} is not a text file (a NUL byte on line {line}); give {what}")
-    if why == "long":
-        return lines, TmemvizError(
-            f"{label}: line {line} is longer than {_size(limit)}B, the longest line read; give {what}"
+        return (
+            text,
+            lines,
+            TmemvizError(f"{label} is not a text file (a NUL byte on line {line}); give {what}"),
         )
-    return lines, TmemvizError(f"{label} is not UTF-8 text (line {line}); give {what}")
+    if why == "long":
+        return (
+            text,
+            lines,
+            TmemvizError(
+                f"{label}: line {line} is longer than {_size(limit)}B, the longest line read; give {what}"
+            ),
+        )
+    return text, lines, TmemvizError(f"{label} is not UTF-8 text (line {line}); give {what}")
 
 
 class _Encoded:

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from tmemviz.errors import TmemvizError
 from tmemviz.ptx.constants import Value, const
-from tmemviz.ptx.gate import LABEL
+from tmemviz.ptx.gate import LABEL, label_alone, nothing
 from tmemviz.ptx.line import opcode_head_rest, parse_immediate, parse_statement
 from tmemviz.ptx.registers import (
     CONSTANT_OPS,
@@ -85,8 +85,11 @@ def effect(text: str) -> Effect | None:
 
 def plain_statement(line: str) -> str | None:
     """The instruction of a plain line (one statement, no comment, as the reader skipped it), without
-    its label and ``;``; None for a directive."""
-    code = line.strip()[:-1].rstrip()
+    its label and ``;``; None for a directive or a line the reader skipped that holds no statement."""
+    code = line.strip()
+    if code[-1:] != ";" or code[:2] == "//":
+        return None  # a comment, a label alone, a .loc, a blank line (kept as they were: gate.RUN)
+    code = code[:-1].rstrip()
     if ":" in code:
         m = LABEL.match(code)
         if m is not None:
@@ -113,8 +116,9 @@ class _Known:
 class Lazy:
     """One function's constants, answered at :attr:`point` (what ``get`` reads).
 
-    ``keep``: the function's lines from line ``base`` on, a plain line (skipped by the reader) as its
-    text, any other as ``"\\n"``; :meth:`note` adds each statement read one by one, in order.
+    ``keep``: the function's lines from line ``base`` on, a line the reader skipped as its text (a plain
+    line; or one that holds no statement, passed over in a run: :data:`~tmemviz.ptx.gate.RUN`), any other
+    as ``"\\n"``; :meth:`note` adds each statement read one by one, in order.
     """
 
     def __init__(self, keep: list[str] | None = None, base: int = 0) -> None:
@@ -278,12 +282,16 @@ class Lazy:
         del self.keep[:]
 
     def plain_lines(self) -> Iterator[tuple[int, str]]:
-        """(line number, text) of every plain line kept, in order."""
+        """(line number, text) of every plain line kept, in order (not the lines kept that hold no
+        statement: a comment, a ``.loc``, a label alone, a blank line passed over in a run, gate.RUN)."""
         self._join()
         for first, text, offsets in self._segments:
             for i in range(len(offsets) - 1):
                 if offsets[i + 1] - offsets[i] > 1:  # "\n" stands for a line read one by one
-                    yield self.base + first + i, text[offsets[i] : offsets[i + 1]]
+                    line = text[offsets[i] : offsets[i + 1]]
+                    code = line.strip()
+                    if not nothing(code) and not label_alone(code):
+                        yield self.base + first + i, line
 
     # -- a chain too long: forward -----------------------------------------------------------------
 

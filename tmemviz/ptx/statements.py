@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from itertools import chain
+from itertools import chain, islice
 from typing import NamedTuple
 
 from tmemviz.ptx.gate import LABEL as _LABEL
-from tmemviz.ptx.gate import Gate, label_alone, nothing, plain
+from tmemviz.ptx.gate import Blocks, Gate, label_alone, nothing, plain
 
 MAX_STATEMENT_CHARS = 1 << 16
 """A statement longer than this (64 KiB) is cut: the longest real one, a 128-register tcgen05.ld
@@ -86,7 +86,9 @@ def statements(
     idle = True  # no statement open across lines, no /* comment open
     if gate is None:
         gate = Gate()
-    it = iter(lines)
+    blocks = getattr(lines, "blocks", None)  # a file's blocks: runs of skipped lines found in its text
+    source = Blocks(blocks()) if blocks is not None else None
+    it = source.lines() if source is not None else iter(lines)
     for raw in it:
         number += 1  # a piece without its newline is still one line to its reader
         keep = gate.keep
@@ -134,6 +136,15 @@ def statements(
                             break
                     if not skip:
                         skip, watch = gate.skip, gate.watch
+                    elif source is not None:
+                        run = source.run(number, max_chars, gate.labels)
+                        if run:  # the lines after this one the gate would pass one by one, at once
+                            keep.extend(run)
+                            count = len(run)
+                            next(islice(it, count - 1, count))
+                            number += count
+                            if len(keep) > Gate.SEAL and gate.seal is not None:
+                                gate.seal()
                 else:
                     break  # the lines are done
                 if len(keep) > Gate.SEAL and gate.seal is not None:

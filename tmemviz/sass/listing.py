@@ -39,33 +39,56 @@ class Event:
     source: tuple[str, int] | None = None
 
 
-def sniff(lines: Iterable[str]) -> tuple[str, Iterator[str]]:
-    """Whether ``lines`` are ``"ptx"`` or ``"sass"`` (by content), and the same lines, none lost.
+def sniff(lines: Iterable[str]) -> tuple[str, Iterable[str]]:
+    """Whether ``lines`` are ``"ptx"`` or ``"sass"`` (by content), and the same lines, none lost (a
+    file's blocks too, :class:`tmemviz.files.TextLines`, for a reader that passes over many at once).
 
     >>> sniff(["\\t.target\\tsm_100a", "        /*0000*/  LDC R1, c[0x0][0x37c] ;"])[0]
     'sass'
     >>> sniff([".version 9.0", ".target sm_100a"])[0], sniff(["code for sm_100a"])[0]
     ('ptx', 'sass')
     """
+    blocks = getattr(lines, "blocks", None)
+    if blocks is not None:
+        from tmemviz.files import Replayed
+
+        it = blocks()
+        read: list[tuple[str, list[str]]] = []
+        seen, kind = 0, None
+        for block in it:
+            read.append(block)
+            kind = _kind(itertools.islice(block[1], SNIFF_LINES - seen))
+            seen += len(block[1])
+            if kind is not None or seen >= SNIFF_LINES:
+                break
+        return kind or "ptx", Replayed(read, it)
     it = iter(lines)
-    seen: list[str] = []
-    kind = "ptx"
-    for text in itertools.islice(it, SNIFF_LINES):
+    seen_lines: list[str] = []
+    found = _kind(_noted(itertools.islice(it, SNIFF_LINES), seen_lines))
+    return found or "ptx", itertools.chain(seen_lines, it)
+
+
+def _noted(lines: Iterable[str], seen: list[str]) -> Iterator[str]:
+    for text in lines:
         seen.append(text)
+        yield text
+
+
+def _kind(lines: Iterable[str]) -> str | None:
+    """ "ptx" or "sass" at the first line that tells, None when none of ``lines`` does."""
+    for text in lines:
         if _PTX.match(text):
-            break
+            return "ptx"
         if (
             _OFFSET.search(text)
             or _CUOBJDUMP_FUNCTION.match(text)
             or _NVDISASM_FUNCTION.match(text)
             or text.lstrip().startswith(("code for sm_", ".elftype", ".headerflags"))
         ):
-            kind = "sass"
-            break
+            return "sass"
         if _TCGEN05_SASS.search(text) and parse_sass(text) is not None:
-            kind = "sass"
-            break
-    return kind, itertools.chain(seen, it)
+            return "sass"
+    return None
 
 
 def events(lines: Iterable[str]) -> Iterator[Event]:
