@@ -136,8 +136,9 @@ class Blocks:
             yield block
 
     def run(self, number: int, max_chars: int, labels: bool) -> list[str]:
-        """The lines after line ``number`` (1-based, the last one given) that :data:`RUN` matches, up to
-        the line of the next ``tcgen05`` and the end of the block; none longer than ``max_chars``."""
+        """The lines after line ``number`` (1-based) that :data:`RUN` matches, up to the line of the next
+        ``tcgen05`` and the end of the block that holds the line given last; none longer than
+        ``max_chars``."""
         index = number - self._first
         offsets = self._offsets
         if index >= len(offsets) - 1:

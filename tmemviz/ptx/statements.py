@@ -100,8 +100,22 @@ def statements(
                 append = keep.append
                 number -= 1  # counted again below
                 first = raw
+                ran = False  # the line after a run is one it stopped at: not tried again
                 for raw in chain((first,), it):
                     number += 1
+                    if skip and source is not None and not ran:
+                        run = source.run(number - 1, max_chars, gate.labels)
+                        if run:  # this line and those after it the gate passes, at once
+                            keep.extend(run)
+                            count = len(run) - 1
+                            if count:
+                                next(islice(it, count - 1, count))
+                                number += count
+                            if len(keep) > Gate.SEAL and gate.seal is not None:
+                                gate.seal()
+                            ran = True
+                            continue
+                    ran = False
                     if "tcgen05" in raw:
                         break
                     if not number & 0xFFFF and gate.seal is not None:
@@ -136,15 +150,6 @@ def statements(
                             break
                     if not skip:
                         skip, watch = gate.skip, gate.watch
-                    elif source is not None:
-                        run = source.run(number, max_chars, gate.labels)
-                        if run:  # the lines after this one the gate would pass one by one, at once
-                            keep.extend(run)
-                            count = len(run)
-                            next(islice(it, count - 1, count))
-                            number += count
-                            if len(keep) > Gate.SEAL and gate.seal is not None:
-                                gate.seal()
                 else:
                     break  # the lines are done
                 if len(keep) > Gate.SEAL and gate.seal is not None:
