@@ -55,9 +55,9 @@ class Fresh:
 
 
 def stream(paths: list[Path], explainer: Any) -> str:
-    out = io.StringIO()
+    out = io.BytesIO()
     write_json(scanned(paths, None, explainer), explainer, out.write, NOTES)
-    return out.getvalue()
+    return out.getvalue().decode()
 
 
 def made(path: Path, explainer: Any) -> tuple[list[dict[str, Any]], list[Any]]:
@@ -144,7 +144,7 @@ def test_a_changed_record_is_written_as_it_now_is() -> None:
         change(record)
         pieces = explainer.text_of(record)
         if name in ("none", "line"):
-            assert pieces is not None and "".join(pieces) == json.dumps(record), name
+            assert pieces is not None and b"".join(pieces) == json.dumps(record).encode(), name
         else:
             assert pieces is None, name
     other = explainer(3, text, parsed, fn, Module("k.ptx"))
@@ -276,7 +276,7 @@ def test_empty_texts_are_written_as_json() -> None:
         fn = SimpleNamespace(name=function, constants=_Constants({}, []))
         record = explainer(1, statement, parse_line(text), fn, Module("k.ptx"))  # type: ignore[arg-type]
         pieces = explainer.text_of(record)
-        assert pieces is not None and "".join(pieces) == json.dumps(record)
+        assert pieces is not None and b"".join(pieces) == json.dumps(record).encode()
 
 
 def test_footprints_are_worked_out_afresh_the_same() -> None:

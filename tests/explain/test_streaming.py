@@ -22,10 +22,10 @@ ALL = sorted(FIXTURES.glob("*.ptx"))
 
 
 def streamed(paths: list[Path]) -> str:
-    out = io.StringIO()
+    out = io.BytesIO()
     explainer = Explainer(catalog())
     write_json(scanned(paths, None, explainer), explainer, out.write, NOTES)
-    return out.getvalue()
+    return out.getvalue().decode()
 
 
 def test_streamed_json_is_the_documents_json() -> None:
@@ -44,7 +44,7 @@ def test_cli_json_to_stdout_and_to_a_file(capsys: pytest.CaptureFixture[str], tm
 
 def test_records_are_written_before_the_module_ends() -> None:
     """The first record is out while the rest of the module has not been read."""
-    written: list[str] = []
+    written: list[bytes] = []
     consumed = []
 
     def lines():
@@ -57,7 +57,7 @@ def test_records_are_written_before_the_module_ends() -> None:
     write_json(
         [(module, records(module, lines(), explainer, explainer.footprint))], explainer, written.append
     )
-    assert consumed and any("wait::ld" in w for w in written[: consumed[0]])
+    assert consumed and any(b"wait::ld" in w for w in written[: consumed[0]])
 
 
 def test_stdin_twice_is_one_sentence(capsys: pytest.CaptureFixture[str]) -> None:
@@ -108,3 +108,15 @@ def test_a_missing_second_file_writes_nothing(capsys: pytest.CaptureFixture[str]
     )
     assert "cannot read" in err and "none.ptx" in err
     assert "is a directory" in bad(capsys, "explain", str(tmp_path), "-f", "json")
+
+
+def test_json_to_a_stdout_that_takes_text_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The JSON is written as bytes; a stdout without a byte buffer (a notebook's, a redirected one) gets
+    the same text."""
+    from tmemviz.families.explain.source import stream_json
+
+    path = FIXTURES / "cute_dsl_gemm.ptx"
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    stream_json([path], None, catalog(), None)
+    assert out.getvalue() == tmemviz.explain([path]).to_json()

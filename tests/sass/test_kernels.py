@@ -238,10 +238,10 @@ def _streamed(paths: list[Path]) -> str:
     from tmemviz.families.explain.source import scanned
     from tmemviz.families.explain.stream import write_json
 
-    out = io.StringIO()
+    out = io.BytesIO()
     explainer = Explainer(catalog())
     write_json(scanned(paths, None, explainer), explainer, out.write)
-    return out.getvalue()
+    return out.getvalue().decode()
 
 
 @pytest.mark.parametrize("name", LISTINGS)

@@ -107,9 +107,10 @@ class Memo:
         known.made[value] = made
         self.size += made.size
 
-    def tail(self, made: Made, cells_json: Callable[[Any], str]) -> str | None:
+    def tail(self, made: Made, cells_json: Callable[[Any], str]) -> bytes | None:
         """The JSON text of ``made``'s record after its head (lazy cells written by ``cells_json``),
-        written once; None for a record with nothing after its head."""
+        written once, as the UTF-8 bytes written out (a repeat is not encoded again); None for a record
+        with nothing after its head."""
         body = dict(zip(made.keys[3:], made.values, strict=True))
         if not body:
             return None
@@ -118,9 +119,9 @@ class Memo:
             tail = json.dumps(body).replace(MARK_JSON, cells_json(made.cells), 1)
         else:
             tail = json.dumps(body)
-        made.tail = tail = tail[1:]
-        self.size += len(tail)
-        return tail
+        made.tail = text = tail[1:].encode()
+        self.size += len(text)
+        return text
 
 
 class Made:
@@ -150,7 +151,7 @@ class Made:
         self.keys = list(base)
         self.values = list(base.values())[3:]
         """What an unchanged copy holds after its head (checked before :meth:`text` answers for one)."""
-        self.tail: str | None = None
+        self.tail: bytes | None = None
         self.ptx: str | None = None
         self.ptx_json = ""
         """The statement text last written with this record, and its JSON string."""

@@ -136,9 +136,9 @@ class Explainer:
         self.last, self.last_made = record, made
         return record
 
-    def text_of(self, record: dict[str, Any]) -> tuple[str, str] | None:
-        """The JSON text of ``record`` in two pieces, its head (line, ptx, function) and the rest, when it
-        is the record just made and unchanged since (memo.py); None otherwise."""
+    def text_of(self, record: dict[str, Any]) -> tuple[bytes, bytes] | None:
+        """The JSON text of ``record`` (UTF-8) in two pieces, its head (line, ptx, function) and the rest,
+        when it is the record just made and unchanged since (memo.py); None otherwise."""
         made = self.last_made
         if made is None or record is not self.last:
             return None
@@ -158,7 +158,8 @@ class Explainer:
         if function != memo.function:
             memo.function, memo.function_json = function, encode_basestring_ascii(function)
         ptx_json, function_json = made.ptx_json, memo.function_json
-        return f'{{"line": {int.__repr__(line)}, "ptx": {ptx_json}, "function": {function_json}, ', tail
+        head = f'{{"line": {int.__repr__(line)}, "ptx": {ptx_json}, "function": {function_json}, '
+        return head.encode(), tail
 
     def _cells_once(self, cells: LazyCells) -> str:
         return self.cells_json(cells, keep=False)  # the record's text keeps it (memo.py)

@@ -25,15 +25,20 @@ _MARK_JSON = json.dumps(_MARK)
 def write_json(
     scanned: Iterable[tuple[Module, Iterable[dict[str, Any]]]],
     explainer: Explainer,
-    write: Callable[[str], Any],
+    write: Callable[[bytes], Any],
     notes: Iterable[str] | None = None,
 ) -> int:
-    """Write the JSON document of each (module, its records as they are made) with ``write``; returns the
-    instruction count. ``explainer`` is the one that makes the records (its cells are written lazily)."""
+    """Write the JSON document (UTF-8) of each (module, its records as they are made) with ``write``;
+    returns the instruction count. ``explainer`` is the one that makes the records (its cells are written
+    lazily). Bytes, not text: a repeated record's text is kept encoded (memo.py) and written as it is."""
     explainer.lazy_cells = True
     # The caveats the table prints come first, as in the document's JSON.
     notes = list(NOTES if notes is None else notes)
-    write("{\n" + (f' "notes": {json.dumps(notes)},\n' if notes else "") + ' "files": [\n')
+
+    def say(text: str) -> None:  # the few pieces made as text
+        write(text.encode())
+
+    say("{\n" + (f' "notes": {json.dumps(notes)},\n' if notes else "") + ' "files": [\n')
     total = 0
     for index, (module, made) in enumerate(scanned):
         opened = False
@@ -45,20 +50,20 @@ def write_json(
                 before = ",\n   "
             pieces = explainer.text_of(record)  # a repeat's text, written once per statement (memo.py)
             if pieces is not None:
-                write(before + pieces[0])
+                write(before.encode() + pieces[0])
                 write(pieces[1])
             else:
-                write(before)
-                write(_record_text(record, explainer))
+                say(before)
+                say(_record_text(record, explainer))
         if not opened:
-            write(("" if index == 0 else ",\n") + "  {" + _head(module) + ', "instructions": []')
+            say(("" if index == 0 else ",\n") + "  {" + _head(module) + ', "instructions": []')
         else:
-            write("\n  ]")
+            say("\n  ]")
         warnings = [w.record() for w in sorted(module.warnings, key=lambda w: w.line)]
         tail = "".join(f", {json.dumps(k)}: {json.dumps(v)}" for k, v in file_tail(module).items())  # SASS
-        write(f', "warnings": {json.dumps(warnings)}{tail}}}')
+        say(f', "warnings": {json.dumps(warnings)}{tail}}}')
         total += module.count
-    write("\n ]\n}\n")
+    say("\n ]\n}\n")
     return total
 
 
@@ -74,13 +79,19 @@ def _record_text(record: dict[str, Any], explainer: Explainer) -> str:
     return json.dumps(record).replace(_MARK_JSON, explainer.cells_json(cells), 1)
 
 
-def to_output(output: str | None, produce: Callable[[Callable[[str], Any]], Any]) -> None:
-    """Run ``produce(write)`` into stdout (``None`` or ``-``) or into ``output`` as every ``-o`` is
-    written (:func:`tmemviz.writing.write_with`: atomic for a regular file, in place for a device)."""
+def to_output(output: str | None, produce: Callable[[Callable[[bytes], Any]], Any]) -> None:
+    """Run ``produce(write)`` (``write`` takes UTF-8 bytes) into stdout (``None`` or ``-``) or into
+    ``output`` as every ``-o`` is written (:func:`tmemviz.writing.write_with`: atomic for a regular
+    file, in place for a device)."""
     if output is None or output == "-":
-        produce(sys.stdout.write)
         sys.stdout.flush()
+        buffer = getattr(sys.stdout, "buffer", None)
+        if buffer is None:  # a stream of text only (stdout replaced in a notebook or a test)
+            produce(lambda data: sys.stdout.write(data.decode()))
+        else:
+            produce(buffer.write)
+            buffer.flush()
         return
     from tmemviz.writing import write_with
 
-    write_with(output, lambda write: produce(lambda text: write(text.encode("utf-8"))))
+    write_with(output, produce)
