@@ -90,3 +90,24 @@ def test_property_random_functions_sealed_early(monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setattr(Gate, "SEAL", 1)
     test_property_random_functions_get_the_eager_values()
+
+
+def test_property_a_kept_lines_start_is_found_from_either_end() -> None:
+    from itertools import accumulate
+
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from tmemviz.ptx.lazy import _line_start
+
+    @given(st.lists(st.text("ab \t;", max_size=5)), st.booleans())
+    def check(pieces: list[str], last_ends: bool) -> None:
+        lines = [p + "\n" for p in pieces]
+        if lines and not last_ends:
+            lines[-1] = lines[-1][:-1] or "x"
+        text = "".join(lines)
+        starts = list(accumulate(map(len, lines), initial=0))
+        for k in range(len(lines)):
+            assert _line_start(text, len(lines), k) == starts[k]
+
+    check()

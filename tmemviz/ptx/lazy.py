@@ -17,9 +17,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import bisect
-from array import array
 from collections.abc import Iterator
-from itertools import accumulate
 from typing import NamedTuple
 
 from tmemviz.errors import TmemvizError
@@ -99,6 +97,23 @@ def plain_statement(line: str) -> str | None:
     return code
 
 
+def _line_start(text: str, count: int, k: int) -> int:
+    """Where line ``k`` of the ``count`` joined lines ``text`` starts (each ends with its newline but the
+    file's last at most), counted from the nearer end: a search is bounded near where it was asked."""
+    if k <= count - k:
+        at = 0
+        for _ in range(k):
+            at = text.find("\n", at) + 1
+        return at
+    at, m = len(text), count
+    if text[-1:] != "\n" and count:  # the last line has no newline: it starts after the last one
+        at, m = text.rfind("\n") + 1, count - 1
+    while m > k:
+        at = text.rfind("\n", 0, at - 1) + 1
+        m -= 1
+    return at
+
+
 class _TooDeep(Exception):
     pass
 
@@ -130,7 +145,7 @@ class Lazy:
         self._order = 0
         self._positions: list[Position] = []
         self._texts: list[str] = []
-        self._segments: list[tuple[int, str, array[int]]] = []  # (first line index, text, line offsets)
+        self._segments: list[tuple[int, str, int]] = []  # (first line index, text, lines in it)
         self._joined = 0  # lines (from base) joined into segments
         self._dropped = 0  # lines (from base) no longer in keep: all joined (seal)
         self._last: dict[str, tuple[Position, tuple[Position, str] | None]] = {}
@@ -242,14 +257,14 @@ class Lazy:
         stop = before - self.base  # line indices (from base) below this
         start = since - self.base
         size = len(name)
-        for first, text, offsets in reversed(self._segments):
-            last = first + len(offsets) - 1
+        for first, text, count in reversed(self._segments):
+            last = first + count
             if last <= start:
                 break
             if first >= stop:
                 continue
-            end = offsets[stop - first] if stop < last else len(text)
-            low = offsets[start - first] if start > first else 0
+            end = _line_start(text, count, stop - first) if stop < last else len(text)
+            low = _line_start(text, count, start - first) if start > first else 0
             at = text.rfind(name, low, end)
             while at >= 0:
                 line_start = text.rfind("\n", 0, at) + 1
@@ -260,7 +275,7 @@ class Lazy:
                     if code is not None and name in code:
                         e = effect(code)
                         if e is not None and name in e.names:
-                            index = first + bisect.bisect_right(offsets, line_start) - 1
+                            index = first + text.count("\n", 0, line_start)
                             return (self.base + index, 0), code
                 at = text.rfind(name, low, line_start)
         return None
@@ -271,8 +286,7 @@ class Lazy:
         end = self._dropped + len(keep)
         if self._joined < end:
             lines = keep[self._joined - self._dropped :]
-            offsets = array("q", accumulate(map(len, lines), initial=0))
-            self._segments.append((self._joined, "".join(lines), offsets))
+            self._segments.append((self._joined, "".join(lines), len(lines)))
             self._joined = end
 
     def seal(self) -> None:
@@ -285,13 +299,13 @@ class Lazy:
         """(line number, text) of every plain line kept, in order (not the lines kept that hold no
         statement: a comment, a ``.loc``, a label alone, a blank line passed over in a run, gate.RUN)."""
         self._join()
-        for first, text, offsets in self._segments:
-            for i in range(len(offsets) - 1):
-                if offsets[i + 1] - offsets[i] > 1:  # "\n" stands for a line read one by one
-                    line = text[offsets[i] : offsets[i + 1]]
-                    code = line.strip()
+        for first, text, count in self._segments:
+            pieces = text.split("\n")  # kept lines end with their newline (the file's last at most not)
+            for i, piece in enumerate(pieces[:count]):
+                if piece:  # "\n" stands for a line read one by one
+                    code = piece.strip()
                     if not nothing(code) and not label_alone(code):
-                        yield self.base + first + i, line
+                        yield self.base + first + i, piece + ("\n" if i < len(pieces) - 1 else "")
 
     # -- a chain too long: forward -----------------------------------------------------------------
 
