@@ -98,7 +98,7 @@ def test_property_a_kept_lines_start_is_found_from_either_end() -> None:
     from hypothesis import given
     from hypothesis import strategies as st
 
-    from tmemviz.ptx.lazy import _line_start
+    from tmemviz.ptx.lazy import _Segment
 
     @given(st.lists(st.text("ab \t;", max_size=5)), st.booleans())
     def check(pieces: list[str], last_ends: bool) -> None:
@@ -107,7 +107,11 @@ def test_property_a_kept_lines_start_is_found_from_either_end() -> None:
             lines[-1] = lines[-1][:-1] or "x"
         text = "".join(lines)
         starts = list(accumulate(map(len, lines), initial=0))
-        for k in range(len(lines)):
-            assert _line_start(text, len(lines), k) == starts[k]
+        for walk in (0, 2, 32):
+            with pytest.MonkeyPatch.context() as m:
+                m.setattr(_Segment, "WALK", walk)
+                segment = _Segment(0, text, len(lines))
+                for k in [*range(len(lines)), *reversed(range(len(lines)))]:
+                    assert segment.line_start(k) == starts[k]
 
     check()

@@ -17,7 +17,9 @@ Pure: no I/O.
 from __future__ import annotations
 
 import bisect
+from array import array
 from collections.abc import Iterator
+from itertools import accumulate
 from typing import NamedTuple
 
 from tmemviz.errors import TmemvizError
@@ -97,21 +99,43 @@ def plain_statement(line: str) -> str | None:
     return code
 
 
-def _line_start(text: str, count: int, k: int) -> int:
-    """Where line ``k`` of the ``count`` joined lines ``text`` starts (each ends with its newline but the
-    file's last at most), counted from the nearer end: a search is bounded near where it was asked."""
-    if k <= count - k:
-        at = 0
-        for _ in range(k):
-            at = text.find("\n", at) + 1
+class _Segment:
+    """Kept lines joined into one searchable text: its first line (an index from ``base``), the text,
+    how many lines it holds (each ends with its newline but the file's last at most)."""
+
+    __slots__ = ("count", "first", "starts", "text")
+
+    WALK = 8
+    """Lines walked from the nearer end to find where one starts; past that, every line's start is
+    worked out once (a search is mostly asked near an end: where the last one stopped)."""
+
+    def __init__(self, first: int, text: str, count: int) -> None:
+        self.first, self.text, self.count = first, text, count
+        self.starts: array[int] | None = None  # lengths before each line, without the newlines
+
+    def line_start(self, k: int) -> int:
+        """Where line ``k`` of the segment starts in its text.
+
+        >>> [_Segment(0, "ab\\n\\nc\\n", 3).line_start(k) for k in range(4)]
+        [0, 3, 4, 6]
+        """
+        text, count = self.text, self.count
+        if self.starts is None and min(k, count - k) > self.WALK:
+            self.starts = array("q", accumulate(map(len, text.split("\n")), initial=0))
+        if self.starts is not None:
+            return min(self.starts[k] + k, len(text))  # k newlines before line k
+        if k <= count - k:
+            at = 0
+            for _ in range(k):
+                at = text.find("\n", at) + 1
+            return at
+        at, m = len(text), count
+        if text[-1:] != "\n" and count:  # the last line has no newline: it starts after the last one
+            at, m = text.rfind("\n") + 1, count - 1
+        while m > k:
+            at = text.rfind("\n", 0, at - 1) + 1
+            m -= 1
         return at
-    at, m = len(text), count
-    if text[-1:] != "\n" and count:  # the last line has no newline: it starts after the last one
-        at, m = text.rfind("\n") + 1, count - 1
-    while m > k:
-        at = text.rfind("\n", 0, at - 1) + 1
-        m -= 1
-    return at
 
 
 class _TooDeep(Exception):
@@ -145,7 +169,7 @@ class Lazy:
         self._order = 0
         self._positions: list[Position] = []
         self._texts: list[str] = []
-        self._segments: list[tuple[int, str, int]] = []  # (first line index, text, lines in it)
+        self._segments: list[_Segment] = []
         self._joined = 0  # lines (from base) joined into segments
         self._dropped = 0  # lines (from base) no longer in keep: all joined (seal)
         self._last: dict[str, tuple[Position, tuple[Position, str] | None]] = {}
@@ -257,14 +281,16 @@ class Lazy:
         stop = before - self.base  # line indices (from base) below this
         start = since - self.base
         size = len(name)
-        for first, text, count in reversed(self._segments):
-            last = first + count
+        for segment in reversed(self._segments):
+            first, text = segment.first, segment.text
+            last = first + segment.count
             if last <= start:
                 break
             if first >= stop:
                 continue
-            end = _line_start(text, count, stop - first) if stop < last else len(text)
-            low = _line_start(text, count, start - first) if start > first else 0
+            end = segment.line_start(stop - first) if stop < last else len(text)
+            skipped = start - first if start > first else 0  # lines before ``low``
+            low = segment.line_start(skipped) if skipped else 0
             at = text.rfind(name, low, end)
             while at >= 0:
                 line_start = text.rfind("\n", 0, at) + 1
@@ -275,7 +301,7 @@ class Lazy:
                     if code is not None and name in code:
                         e = effect(code)
                         if e is not None and name in e.names:
-                            index = first + text.count("\n", 0, line_start)
+                            index = first + skipped + text.count("\n", low, line_start)
                             return (self.base + index, 0), code
                 at = text.rfind(name, low, line_start)
         return None
@@ -286,7 +312,7 @@ class Lazy:
         end = self._dropped + len(keep)
         if self._joined < end:
             lines = keep[self._joined - self._dropped :]
-            self._segments.append((self._joined, "".join(lines), len(lines)))
+            self._segments.append(_Segment(self._joined, "".join(lines), len(lines)))
             self._joined = end
 
     def seal(self) -> None:
@@ -299,8 +325,9 @@ class Lazy:
         """(line number, text) of every plain line kept, in order (not the lines kept that hold no
         statement: a comment, a ``.loc``, a label alone, a blank line passed over in a run, gate.RUN)."""
         self._join()
-        for first, text, count in self._segments:
-            pieces = text.split("\n")  # kept lines end with their newline (the file's last at most not)
+        for segment in self._segments:
+            first, count = segment.first, segment.count
+            pieces = segment.text.split("\n")  # kept lines end with their newline (but the file's last)
             for i, piece in enumerate(pieces[:count]):
                 if piece:  # "\n" stands for a line read one by one
                     code = piece.strip()
