@@ -115,3 +115,31 @@ def test_property_a_kept_lines_start_is_found_from_either_end() -> None:
                     assert segment.line_start(k) == starts[k]
 
     check()
+
+
+def test_property_kept_lines_with_a_word_are_those_of_every_line() -> None:
+    """A function's kept lines holding a word (found in the joined text) are the kept lines that hold it,
+    a line once however often it holds the word, never a line that holds no statement. (Every line kept
+    ends with its newline: the reader keeps no other.)"""
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from tmemviz.ptx.lazy import Lazy
+
+    line = st.sampled_from(["\n", "\tcall f, (%r1);\n", "\tcall call;\n", "// call\n", "$Lcall:\n",
+                            "\t.loc 1 2 3\n", "  \n", "\tmov.b32 %r1, 2;\n"])  # fmt: skip
+
+    @given(st.lists(st.lists(line, max_size=6), max_size=4), st.integers(1, 40))
+    def check(parts: list[list[str]], base: int) -> None:
+        keep: list[str] = []
+        lazy = Lazy(keep, base)
+        for part in parts:  # joined a part at a time, as a search joins what was kept since
+            keep.extend(part)
+            lazy.seal()
+        every = list(lazy.plain_lines())
+        assert list(lazy.plain_lines("call")) == [(n, t) for n, t in every if "call" in t]
+        assert all(t.strip()[:2] != "//" and not t.strip().endswith(":") for _, t in every)
+        numbers = [base + i for i, t in enumerate(x for p in parts for x in p) if t.strip()]
+        assert {n for n, _ in every} <= set(numbers)
+
+    check()

@@ -39,9 +39,8 @@ def _merged(read: list[Statement], plain: list[Statement]) -> list[Statement]:
 def _plain(kept: Lazy, word: str | None) -> list[Statement]:
     """The statements of the kept plain lines (those holding ``word``, when given), numbered as read."""
     out: list[Statement] = []
-    for number, line in kept.plain_lines():
-        if word is None or word in line:
-            out.extend(Statement(s.kind, s.text, number, number) for s in statements([line]))
+    for number, line in kept.plain_lines(word):
+        out.extend(Statement(s.kind, s.text, number, number) for s in statements([line]))
     return out
 
 

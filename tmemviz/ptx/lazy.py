@@ -138,6 +138,22 @@ class _Segment:
         return at
 
 
+def _starts(text: str) -> Iterator[int]:
+    """Where each line of ``text`` starts."""
+    at = 0
+    while at < len(text):
+        yield at
+        at = text.find("\n", at) + 1 or len(text)
+
+
+def _finds(text: str, word: str) -> Iterator[int]:
+    """Where ``word`` is in ``text``, each time."""
+    at = text.find(word)
+    while at >= 0:
+        yield at
+        at = text.find(word, at + 1)
+
+
 class _TooDeep(Exception):
     pass
 
@@ -321,18 +337,28 @@ class Lazy:
         self._dropped += len(self.keep)
         del self.keep[:]
 
-    def plain_lines(self) -> Iterator[tuple[int, str]]:
-        """(line number, text) of every plain line kept, in order (not the lines kept that hold no
-        statement: a comment, a ``.loc``, a label alone, a blank line passed over in a run, gate.RUN)."""
+    def plain_lines(self, word: str | None = None) -> Iterator[tuple[int, str]]:
+        """(line number, text) of every plain line kept (that holds ``word``, when given: found in the
+        joined text, not line by line), in order; not the lines kept that hold no statement (a comment,
+        a ``.loc``, a label alone, a blank line, passed over in a run: gate.RUN)."""
         self._join()
         for segment in self._segments:
-            first, count = segment.first, segment.count
-            pieces = segment.text.split("\n")  # kept lines end with their newline (but the file's last)
-            for i, piece in enumerate(pieces[:count]):
-                if piece:  # "\n" stands for a line read one by one
-                    code = piece.strip()
-                    if not nothing(code) and not label_alone(code):
-                        yield self.base + first + i, piece + ("\n" if i < len(pieces) - 1 else "")
+            text = segment.text
+            if word is None:
+                starts = _starts(text)
+            else:
+                starts = (text.rfind("\n", 0, at) + 1 for at in _finds(text, word))
+            index, seen = 0, 0  # a line's index and where it starts, counted on from the last one
+            for start in starts:
+                if start < seen:
+                    continue  # the word twice on one line
+                index += text.count("\n", seen, start)
+                seen = end = text.find("\n", start) + 1 or len(text)
+                line = text[start:end]
+                code = line.strip()
+                if code and index < segment.count and not nothing(code) and not label_alone(code):
+                    yield self.base + segment.first + index, line
+                index += 1
 
     # -- a chain too long: forward -----------------------------------------------------------------
 
