@@ -18,7 +18,9 @@ one statement per line with tabs. This module turns any of them into :class:`Sta
 * ``unterminated``: what is left at the end of the text without its ``;``.
 
 Pure: no I/O; lines (or any pieces of text) in, statements out, one pass, memory bounded by the
-longest statement.
+longest statement. Lines that come with their blocks' text (``lines.blocks()``: a file read by
+:class:`tmemviz.files.TextLines`) are passed over a run at a time where the gate lets them
+(:class:`tmemviz.ptx.gate.Blocks`); the statements are the same.
 """
 
 from __future__ import annotations

@@ -69,13 +69,14 @@ def sniff(lines: Iterable[str]) -> tuple[str, Iterable[str]]:
 
 
 def _noted(lines: Iterable[str], seen: list[str]) -> Iterator[str]:
+    """``lines``, each noted in ``seen`` as it is given (so none taken to sniff is lost)."""
     for text in lines:
         seen.append(text)
         yield text
 
 
 def _kind(lines: Iterable[str]) -> str | None:
-    """ "ptx" or "sass" at the first line that tells, None when none of ``lines`` does."""
+    """The language the first telling line of ``lines`` is in (``ptx``, ``sass``); None if none tells."""
     for text in lines:
         if _PTX.match(text):
             return "ptx"
