@@ -221,6 +221,8 @@ class _Reader:
         self.cut = False
         """The statement was cut: the rest of its line is dropped."""
         self.directive = False
+        self.parens = 0
+        """``(`` less ``)`` in the parts kept (a directive ends with its line only once they match)."""
 
     def feed(self, line: str, number: int) -> Iterator[Statement]:
         if self.in_comment or _COMMENT.search(line):
@@ -312,6 +314,8 @@ class _Reader:
         if self.directive and self.size > KEEP_DIRECTIVE_CHARS:
             return
         self.parts.append(piece)
+        if "(" in piece or ")" in piece:
+            self.parens += piece.count("(") - piece.count(")")
 
     def _end(self, number: int, default: str) -> Iterator[Statement]:
         text = "".join(self.parts).strip()
@@ -325,6 +329,7 @@ class _Reader:
         self.parts = []
         self.size = 0
         self.depth = 0
+        self.parens = 0
 
     def _scope_brace(self) -> bool:
         """A ``{`` opens a scope at the start of a statement or after a function header."""
@@ -338,11 +343,9 @@ class _Reader:
         header once it has its parameter list (nvcc writes ``.extern .func __assertfail`` and the
         ``(...)`` on the lines after it, then ``;``)."""
         head = self.parts[0]
-        if head[:1] != ".":
-            return False
+        if head[:1] != "." or self.parens or self.depth:
+            return False  # (the parentheses counted as parts are kept: a header's lines are not joined)
         text = "".join(self.parts)
-        if text.count("(") != text.count(")") or self.depth:
-            return False
         return text.startswith(_OPEN_ENDED) or (_HEADERS.search(text) is not None and "(" in text)
 
     def _uncomment(self, line: str) -> str:
