@@ -98,6 +98,24 @@ def test_a_run_stops_at_any_other_line(line: str) -> None:
     assert RUN.match(line).end() == 0
 
 
+SCOPE = "\t{\n\t.reg .b32 %rx;\n\telect.sync %rx|%px, %r80;\n@%px mov.s32 %r79, 1;\n\t}\n"
+
+
+def test_a_run_takes_a_scope_of_such_lines_whole() -> None:
+    assert RUN.match(SCOPE + "\tmov.b32 %r1, 0;\n").end() == len(SCOPE) + 17
+    assert RUN.match("\t{\n\tmov.b32 %r1, 0;\n").end() == 0  # never opened without its close
+    assert RUN.match(SCOPE.replace("elect", "{ elect")).end() == 0  # nested
+    assert RUN_NO_LABELS.match(SCOPE).end() == 0  # check reads scopes again
+
+
+def test_a_scope_with_a_tcgen05_or_an_overlong_line_is_not_passed_over() -> None:
+    for inner in ("\ttcgen05.wait::ld.sync.aligned;\n", "\tmov.b32 %r2, " + "1" * 300 + ";\n"):
+        lines = [".entry k()\n", "{\n", "\tmov.b32 %r1, 0;\n", "\t{\n", inner, "\t}\n", "}\n"]
+        by_line = [(s.kind, s.first) for s in statements(lines, 100, _inside())]
+        assert ("open", 4) in by_line and ("close", 6) in by_line
+        assert [(s.kind, s.first) for s in statements(Chunks(lines, 100), 100, _inside())] == by_line
+
+
 def test_where_labels_are_read_a_run_stops_at_them() -> None:
     assert RUN_NO_LABELS.match("$L__BB0_1:\n").end() == 0
     assert RUN_NO_LABELS.match("\tmov.b32 %r1, 0;\n// c\n").end() > 0

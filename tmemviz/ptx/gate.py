@@ -92,20 +92,30 @@ def _one_statement(code: str) -> bool:
 _LINE = "[" + re.escape("".join(chr(c) for c in range(256) if chr(c) not in '\n;/"{}')) + "]*+"
 """Characters inside a plain line: named one by one (Latin-1 but ``\n ; / " { }``), which ``re`` tests as
 one bitmap, about a sixth faster than the negated class; any other character ends the run (read then)."""
+_STATEMENT = rf"[^\s{{}}/\";]{_LINE}(?:\{{{_LINE}\}}{_LINE})*+;[ \t]*+"
+"""One statement ending its line (vectors at most: no scope brace, nested vector, comment, string)."""
+_NOTHING = r"//[^\n]*+|\.loc[ \t][^\n/\";{}(]*+"
+"""A comment; a ``.loc`` with nothing after it."""
+_LABEL_ALONE = r"[A-Za-z_$][\w$]*+:[ \t]*+"
+
+
+def _lines(*kinds: str) -> str:
+    """Any number of whole lines, each one of ``kinds`` or blank."""
+    return rf"(?:[ \t]*+(?:{'|'.join(kinds)})?\n)*+"
+
+
 RUN = re.compile(
-    r"(?:[ \t]*+(?:"
-    rf"[^\s{{}}/\";]{_LINE}(?:\{{{_LINE}\}}{_LINE})*+;[ \t]*+"  # one statement (vectors at most)
-    r"|//[^\n]*+"  # a comment
-    r"|\.loc[ \t][^\n/\";{}(]*+"  # a .loc with nothing after it
-    r"|[A-Za-z_$][\w$]*+:[ \t]*+"  # a label alone
-    r")?\n)*+"
+    rf"(?:{_lines(_STATEMENT, _NOTHING, _LABEL_ALONE)[:-2]}"
+    rf"|[ \t]*+\{{[ \t]*+\n{_lines(_STATEMENT, _NOTHING, _LABEL_ALONE)}[ \t]*+\}}[ \t]*+\n)*+"
 )
 """Whole lines the gate skips without reading them (while nothing is pending), as a run: each one
 statement ending the line with its ``;`` (no comment, string, scope brace, nested vector), a comment,
-a ``.loc``, a label alone, or blank. A subset of what :func:`plain`, :func:`nothing` and
-:func:`label_alone` pass, matched by ``re`` over a block's text instead of a line at a time."""
-RUN_NO_LABELS = re.compile(RUN.pattern.replace(r"|[A-Za-z_$][\w$]*+:[ \t]*+", ""))
-""":data:`RUN` where labels are read (``Gate.labels``)."""
+a ``.loc``, a label alone, or blank; and a scope of such lines (an inline-asm ``{ ... }`` on lines of
+their own, which changes nothing a reader follows: not the function's depth once closed). A subset of
+what :func:`plain`, :func:`nothing` and :func:`label_alone` pass, matched by ``re`` over a block's text
+instead of a line at a time."""
+RUN_NO_LABELS = re.compile(_lines(_STATEMENT, _NOTHING))
+""":data:`RUN` where labels are read (``Gate.labels``): and scopes, which ``check`` reads again."""
 
 
 class Blocks:
@@ -151,11 +161,15 @@ class Blocks:
         end = len(text) if found < 0 else text.rfind("\n", 0, found) + 1
         if end <= pos:
             return []
-        end = (RUN_NO_LABELS if labels else RUN).match(text, pos, end).end()
+        pattern = RUN_NO_LABELS if labels else RUN
+        end = pattern.match(text, pos, end).end()
         if end == pos:
             return []
         stop = bisect_left(offsets, end, index)
         run = self._block[index:stop]
         if end - pos > max_chars and max(map(len, run)) > max_chars:
-            run = run[: next(i for i, line in enumerate(run) if len(line) > max_chars)]
+            # up to the first line too long (read, and cut, one by one), never into a scope
+            long = index + next(i for i, line in enumerate(run) if len(line) > max_chars)
+            end = pattern.match(text, pos, offsets[long]).end()
+            run = self._block[index : bisect_left(offsets, end, index)]
         return run

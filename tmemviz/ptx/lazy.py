@@ -340,7 +340,7 @@ class Lazy:
     def plain_lines(self, word: str | None = None) -> Iterator[tuple[int, str]]:
         """(line number, text) of every plain line kept (that holds ``word``, when given: found in the
         joined text, not line by line), in order; not the lines kept that hold no statement (a comment,
-        a ``.loc``, a label alone, a blank line, passed over in a run: gate.RUN)."""
+        a ``.loc``, a label alone, a blank line, a scope's braces, passed over in a run: gate.RUN)."""
         self._join()
         for segment in self._segments:
             text = segment.text
@@ -356,7 +356,13 @@ class Lazy:
                 seen = end = text.find("\n", start) + 1 or len(text)
                 line = text[start:end]
                 code = line.strip()
-                if code and index < segment.count and not nothing(code) and not label_alone(code):
+                if (
+                    code
+                    and index < segment.count
+                    and code not in ("{", "}")
+                    and not nothing(code)
+                    and not label_alone(code)
+                ):
                     yield self.base + segment.first + index, line
                 index += 1
 
