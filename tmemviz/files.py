@@ -220,8 +220,8 @@ def text_lines(
 
 
 class TextLines:
-    """:func:`text_lines`: iterated, the lines; :meth:`blocks`, the same lines a block at a time with
-    the block's text (what a reader that passes over many lines at once searches:
+    """:func:`text_lines`: iterated, the lines; :meth:`blocks`, the same text a block of whole lines at a
+    time (what a reader that passes over many lines at once searches:
     :func:`tmemviz.ptx.statements.statements`)."""
 
     __slots__ = ("limit", "name", "what")
@@ -230,11 +230,12 @@ class TextLines:
         self.name, self.what, self.limit = name, what, limit
 
     def __iter__(self) -> Iterator[str]:
-        for _, lines in self.blocks():
-            yield from lines
+        for text in self.blocks():
+            yield from lines_of(text)
 
-    def blocks(self) -> Iterator[tuple[str, list[str]]]:
-        """(text, its lines) per block read: whole lines, ``"".join(lines) == text``."""
+    def blocks(self) -> Iterator[str]:
+        """The text a block at a time: whole lines (``\\r\\n`` read as ``\\n``), the file's last at most
+        without its newline; never empty."""
         name, what, limit = self.name, self.what, self.limit
         if name == "-":
             stream: Any = getattr(sys.stdin, "buffer", None) or _Encoded(sys.stdin)
@@ -254,9 +255,9 @@ class TextLines:
                 chunk = read(size)
                 if not chunk:
                     if carry:  # the last line, without its newline
-                        text, lines, error = _checked(carry, number, label, what, limit)
-                        if lines:
-                            yield text, lines
+                        text, error = _checked(carry, number, label, what, limit)
+                        if text:
+                            yield text
                         if error:
                             raise error
                     return
@@ -264,17 +265,17 @@ class TextLines:
                 cut = block.rfind(b"\n") + 1
                 if not cut:
                     if len(block) > limit:
-                        raise _checked(block, number, label, what, limit)[2] or AssertionError
+                        raise _checked(block, number, label, what, limit)[1] or AssertionError
                     carry = block
                     continue
                 carry = block[cut:]
                 block = block[:cut]
-                text, lines, error = _checked(block, number, label, what, limit)
-                if lines:
-                    yield text, lines
+                text, error = _checked(block, number, label, what, limit)
+                if text:
+                    yield text
                 if error:
                     raise error
-                number += len(lines)
+                number += text.count("\n")
         except IsADirectoryError:
             raise TmemvizError(f"{label} is a directory; give a file of {what}") from None
         except OSError as exc:
@@ -289,14 +290,14 @@ class Replayed:
 
     __slots__ = ("read", "rest")
 
-    def __init__(self, read: list[tuple[str, list[str]]], rest: Iterator[tuple[str, list[str]]]) -> None:
+    def __init__(self, read: list[str], rest: Iterator[str]) -> None:
         self.read, self.rest = read, rest
 
     def __iter__(self) -> Iterator[str]:
-        for _, lines in self.blocks():
-            yield from lines
+        for text in self.blocks():
+            yield from lines_of(text)
 
-    def blocks(self) -> Iterator[tuple[str, list[str]]]:
+    def blocks(self) -> Iterator[str]:
         read, self.read = self.read, []
         yield from read
         yield from self.rest
@@ -314,12 +315,11 @@ def _plain_breaks(text: str) -> bool:
     return text.isascii() or not any(c in text for c in "\x85\u2028\u2029")
 
 
-def _checked(
-    block: bytes, number: int, label: str, what: str, limit: int
-) -> tuple[str, list[str], TmemvizError | None]:
-    """The text and lines of ``block`` (whole lines, or the file's last piece), ``number`` lines having come
-    before, up to the first line with a NUL byte, more than ``limit`` bytes or bad UTF-8, and the error
-    that refuses that line (given after the lines before it, as a line-by-line reader would)."""
+def _checked(block: bytes, number: int, label: str, what: str, limit: int) -> tuple[str, TmemvizError | None]:
+    """The text of ``block`` (whole lines, or the file's last piece; ``\\r\\n`` read as ``\\n``),
+    ``number`` lines having come before, up to the first line with a NUL byte, more than ``limit`` bytes
+    or bad UTF-8, and the error that refuses that line (given after the lines before it, as a
+    line-by-line reader would)."""
     bad = len(block)  # where the first bad line starts
     why = ""
     first = block.find(b"\n") + 1 or len(block)
@@ -333,36 +333,35 @@ def _checked(
     except UnicodeDecodeError as exc:
         bad, why = block.rfind(b"\n", 0, exc.start) + 1, "utf-8"
         text = block[:bad].decode("utf-8")
-    lines: list[str] = []
-    if text:
-        if "\r" in text:
-            text = text.replace("\r\n", "\n")
-        if _plain_breaks(text):
-            lines = text.splitlines(keepends=True)
-        else:  # split at \n only, as a file's lines are
-            pieces = text.split("\n")
-            tail = pieces.pop()
-            lines = [piece + "\n" for piece in pieces]
-            if tail:
-                lines.append(tail)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
     if not why:
-        return text, lines, None
+        return text, None
     line = number + block.count(b"\n", 0, bad) + 1
     if why == "nul":
-        return (
-            text,
-            lines,
-            TmemvizError(f"{label} is not a text file (a NUL byte on line {line}); give {what}"),
-        )
+        return text, TmemvizError(f"{label} is not a text file (a NUL byte on line {line}); give {what}")
     if why == "long":
-        return (
-            text,
-            lines,
-            TmemvizError(
-                f"{label}: line {line} is longer than {_size(limit)}B, the longest line read; give {what}"
-            ),
+        return text, TmemvizError(
+            f"{label}: line {line} is longer than {_size(limit)}B, the longest line read; give {what}"
         )
-    return text, lines, TmemvizError(f"{label} is not UTF-8 text (line {line}); give {what}")
+    return text, TmemvizError(f"{label} is not UTF-8 text (line {line}); give {what}")
+
+
+def lines_of(text: str, most: int = -1) -> list[str]:
+    """The lines of ``text`` (the first ``most`` of them, when given), split at ``\\n`` only (as a file's
+    lines are), each with its newline but the last at most.
+
+    >>> lines_of("a\\nb\\x0cc\\n\\nd"), lines_of("a\\nb\\nc", 2), lines_of("a\\nb", 5)
+    (['a\\n', 'b\\x0cc\\n', '\\n', 'd'], ['a\\n', 'b\\n'], ['a\\n', 'b'])
+    """
+    if most < 0 and _plain_breaks(text):
+        return text.splitlines(keepends=True)
+    pieces = text.split("\n", most)
+    tail = pieces.pop()
+    lines = [piece + "\n" for piece in pieces]
+    if tail and (most < 0 or len(lines) < most):
+        lines.append(tail)
+    return lines
 
 
 class _Encoded:

@@ -11,10 +11,9 @@ lines that hold nothing (blank, comments, ``.loc``, a label alone). Given a file
 
 from __future__ import annotations
 
+import functools
 import re
-from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator
-from itertools import accumulate, chain
+from collections.abc import Callable, Iterable
 
 LABEL = re.compile(r"\s*([A-Za-z_$][\w$]*)\s*:(?!:)")
 """A label in front of a statement (PTX 4.4): a name and one colon (``::`` is part of an opcode)."""
@@ -32,7 +31,8 @@ class Gate:
     """
 
     SEAL = 1 << 16
-    """Kept lines past which the reader is asked to take them (``seal``)."""
+    """Kept lines past which the reader is asked to take them (``seal``); a run of this many characters
+    is taken at once (its text is let go into one joined segment, not held twice when joined later)."""
 
     __slots__ = ("data", "keep", "labels", "seal", "skip", "watch")
 
@@ -99,77 +99,75 @@ _NOTHING = r"//[^\n]*+|\.loc[ \t][^\n/\";{}(]*+"
 _LABEL_ALONE = r"[A-Za-z_$][\w$]*+:[ \t]*+"
 
 
-def _lines(*kinds: str) -> str:
-    """Any number of whole lines, each one of ``kinds`` or blank."""
-    return rf"(?:[ \t]*+(?:{'|'.join(kinds)})?\n)*+"
+def _lines(longest: int, *kinds: str) -> str:
+    """Any number of whole lines, each one of ``kinds`` or blank, none longer than ``longest`` with its
+    newline (a longer one is read, and cut, one by one)."""
+    return rf"(?:(?=[^\n]{{0,{longest - 1}}}\n)[ \t]*+(?:{'|'.join(kinds)})?\n)*+"
 
 
-RUN = re.compile(
-    rf"(?:{_lines(_STATEMENT, _NOTHING, _LABEL_ALONE)[:-2]}"
-    rf"|[ \t]*+\{{[ \t]*+\n{_lines(_STATEMENT, _NOTHING, _LABEL_ALONE)}[ \t]*+\}}[ \t]*+\n)*+"
-)
-"""Whole lines the gate skips without reading them (while nothing is pending), as a run: each one
-statement ending the line with its ``;`` (no comment, string, scope brace, nested vector), a comment,
-a ``.loc``, a label alone, or blank; and a scope of such lines (an inline-asm ``{ ... }`` on lines of
-their own, which changes nothing a reader follows: not the function's depth once closed). A subset of
-what :func:`plain`, :func:`nothing` and :func:`label_alone` pass, matched by ``re`` over a block's text
-instead of a line at a time."""
-RUN_NO_LABELS = re.compile(_lines(_STATEMENT, _NOTHING))
-""":data:`RUN` where labels are read (``Gate.labels``): and scopes, which ``check`` reads again."""
+@functools.lru_cache(maxsize=4)
+def runs(longest: int = 1 << 16, labels: bool = False) -> re.Pattern[str]:
+    """Whole lines the gate skips without reading them (while nothing is pending), as a run: each one
+    statement ending the line with its ``;`` (no comment, string, scope brace, nested vector), a comment,
+    a ``.loc``, a label alone, or blank, none longer than ``longest``; and a scope of such lines (an
+    inline-asm ``{ ... }`` on lines of their own, which changes nothing a reader follows: not the
+    function's depth once closed). A subset of what :func:`plain`, :func:`nothing` and
+    :func:`label_alone` pass, matched by ``re`` over a block's text instead of a line at a time.
+    ``labels``: where labels are read (``Gate.labels``), and scopes, which ``check`` reads again."""
+    if labels:
+        return re.compile(_lines(longest, _STATEMENT, _NOTHING))
+    line = _lines(longest, _STATEMENT, _NOTHING, _LABEL_ALONE)
+    return re.compile(rf"(?:{line[:-2]}|[ \t]*+\{{[ \t]*+\n{line}[ \t]*+\}}[ \t]*+\n)*+")
+
+
+RUN = runs()
+""":func:`runs` for the longest statement read (``statements.MAX_STATEMENT_CHARS``)."""
+RUN_NO_LABELS = runs(labels=True)
 
 
 class Blocks:
-    """The lines of text blocks (``(text, lines)``, ``"".join(lines) == text``: a file read by
-    :class:`tmemviz.files.TextLines`), given one at a time by :meth:`lines`, and :meth:`run`: the lines
-    after a given one that the gate may skip, found in the block's text at C speed (:data:`RUN`)."""
+    """The lines of text blocks (whole lines each, the last at most without its newline: a file read by
+    :class:`tmemviz.files.TextLines`), given one at a time (an iterator), and :meth:`run`: from the line
+    given last, the lines the gate may skip, found in the block's text at C speed (:data:`RUN`) and
+    passed over without being made one by one."""
 
-    __slots__ = ("_block", "_first", "_next", "_offsets", "_source", "_text")
+    __slots__ = ("_blocks", "_next", "_pos", "_start", "_text")
 
-    def __init__(self, blocks: Iterable[tuple[str, list[str]]]) -> None:
-        self._source = blocks
+    def __init__(self, blocks: Iterable[str]) -> None:
+        self._blocks = iter(blocks)
         self._text = ""
-        self._block: list[str] = []
-        self._offsets: list[int] = [0]  # where each line of the block starts in its text, and its end
-        self._first = 0  # lines before the block
+        self._start = 0  # where the line given last starts in the text
+        self._pos = 0  # where the next line starts
         self._next = -1  # where the next "tcgen05" is in the text (-1: none)
 
-    def lines(self) -> Iterator[str]:
-        return chain.from_iterable(self._blocks())
+    def __iter__(self) -> Blocks:
+        return self
 
-    def _blocks(self) -> Iterator[list[str]]:
-        first = 0
-        for text, block in self._source:  # taken when the lines before are all given
-            self._text, self._block, self._first = text, block, first
-            self._offsets = list(accumulate(map(len, block), initial=0))
-            self._next = text.find("tcgen05")
-            first += len(block)
-            yield block
+    def __next__(self) -> str:
+        text, start = self._text, self._pos
+        if start >= len(text):
+            text = next(self._blocks, "")
+            if not text:
+                raise StopIteration
+            self._text, start, self._next = text, 0, text.find("tcgen05")
+        end = text.find("\n", start) + 1 or len(text)
+        self._start, self._pos = start, end
+        return text[start:end]
 
-    def run(self, number: int, max_chars: int, labels: bool) -> list[str]:
-        """The lines after line ``number`` (1-based) that :data:`RUN` matches, up to the line of the next
-        ``tcgen05`` and the end of the block that holds the line given last; none longer than
-        ``max_chars``."""
-        index = number - self._first
-        offsets = self._offsets
-        if index >= len(offsets) - 1:
-            return []
-        pos = offsets[index]
-        text = self._text
+    def run(self, max_chars: int, labels: bool) -> tuple[str, int]:
+        """From the line given last: the text of the lines :func:`runs` matches (it the first), up to the
+        line of the next ``tcgen05`` and the end of the block, none longer than ``max_chars``, and how
+        many lines they are; the next line given is the one after them. ``("", 0)`` when it is no such
+        line."""
+        text, pos = self._text, self._start
         found = self._next
         if 0 <= found < pos:
             found = self._next = text.find("tcgen05", pos)
         end = len(text) if found < 0 else text.rfind("\n", 0, found) + 1
-        if end <= pos:
-            return []
-        pattern = RUN_NO_LABELS if labels else RUN
-        end = pattern.match(text, pos, end).end()
-        if end == pos:
-            return []
-        stop = bisect_left(offsets, end, index)
-        run = self._block[index:stop]
-        if end - pos > max_chars and max(map(len, run)) > max_chars:
-            # up to the first line too long (read, and cut, one by one), never into a scope
-            long = index + next(i for i, line in enumerate(run) if len(line) > max_chars)
-            end = pattern.match(text, pos, offsets[long]).end()
-            run = self._block[index : bisect_left(offsets, end, index)]
-        return run
+        if end < self._pos:
+            return "", 0
+        end = runs(max_chars, labels).match(text, pos, end).end()
+        if end < self._pos:
+            return "", 0
+        self._pos = end
+        return text[pos:end], text.count("\n", pos, end)

@@ -186,8 +186,9 @@ class Lazy:
         self._positions: list[Position] = []
         self._texts: list[str] = []
         self._segments: list[_Segment] = []
-        self._joined = 0  # lines (from base) joined into segments
-        self._dropped = 0  # lines (from base) no longer in keep: all joined (seal)
+        self._joined = 0  # pieces of keep joined into segments
+        self._dropped = 0  # pieces no longer in keep: all joined (seal)
+        self._lines = 0  # lines (from base) joined into segments
         self._last: dict[str, tuple[Position, tuple[Position, str] | None]] = {}
         self._values: dict[tuple[str, Position], Value | None] = {}
         self._reported: set[Position] = set()
@@ -327,8 +328,10 @@ class Lazy:
         keep = self.keep
         end = self._dropped + len(keep)
         if self._joined < end:
-            lines = keep[self._joined - self._dropped :]
-            self._segments.append(_Segment(self._joined, "".join(lines), len(lines)))
+            text = "".join(keep[self._joined - self._dropped :])
+            count = text.count("\n")  # each piece kept is whole lines, each with its newline
+            self._segments.append(_Segment(self._lines, text, count))
+            self._lines += count
             self._joined = end
 
     def seal(self) -> None:

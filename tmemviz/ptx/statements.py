@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from itertools import chain, islice
+from itertools import chain
 from typing import NamedTuple
 
 from tmemviz.ptx.gate import LABEL as _LABEL
@@ -90,7 +90,7 @@ def statements(
         gate = Gate()
     blocks = getattr(lines, "blocks", None)  # a file's blocks: runs of skipped lines found in its text
     source = Blocks(blocks()) if blocks is not None else None
-    it = source.lines() if source is not None else iter(lines)
+    it = source if source is not None else iter(lines)
     for raw in it:
         number += 1  # a piece without its newline is still one line to its reader
         keep = gate.keep
@@ -106,14 +106,11 @@ def statements(
                 for raw in chain((first,), it):
                     number += 1
                     if skip and source is not None and not ran:
-                        run = source.run(number - 1, max_chars, gate.labels)
-                        if run:  # this line and those after it the gate passes, at once
-                            keep.extend(run)
-                            count = len(run) - 1
-                            if count:
-                                next(islice(it, count - 1, count))
-                                number += count
-                            if len(keep) > Gate.SEAL and gate.seal is not None:
+                        run, count = source.run(max_chars, gate.labels)
+                        if count:  # this line and those after it the gate passes, at once
+                            append(run)
+                            number += count - 1
+                            if (len(keep) > Gate.SEAL or len(run) > Gate.SEAL) and gate.seal:
                                 gate.seal()
                             ran = True
                             continue

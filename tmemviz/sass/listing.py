@@ -50,15 +50,16 @@ def sniff(lines: Iterable[str]) -> tuple[str, Iterable[str]]:
     """
     blocks = getattr(lines, "blocks", None)
     if blocks is not None:
-        from tmemviz.files import Replayed
+        from tmemviz.files import Replayed, lines_of
 
         it = blocks()
-        read: list[tuple[str, list[str]]] = []
+        read: list[str] = []
         seen, kind = 0, None
         for block in it:
             read.append(block)
-            kind = _kind(itertools.islice(block[1], SNIFF_LINES - seen))
-            seen += len(block[1])
+            first = lines_of(block, SNIFF_LINES - seen)
+            kind = _kind(first)
+            seen += len(first)
             if kind is not None or seen >= SNIFF_LINES:
                 break
         return kind or "ptx", Replayed(read, it)
