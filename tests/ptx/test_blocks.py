@@ -1,4 +1,4 @@
-"""A file read a block at a time (runs of skipped lines found in the block's text: gate.RUN) reads
+"""A file read a block at a time (runs of skipped lines found in the block's text: gate.runs) reads
 exactly as it reads line by line: the same events, constant values, records and check findings."""
 
 from __future__ import annotations

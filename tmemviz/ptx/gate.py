@@ -6,7 +6,7 @@ pending, :func:`tmemviz.ptx.statements.statements` keeps a *plain* line (one sta
 with its ``;``: PTX 4.4 "Statements") as text instead of making a statement of it, and passes over
 lines that hold nothing (blank, comments, ``.loc``, a label alone). Given a file's blocks
 (:class:`Blocks`), it passes over a whole run of such lines at once, found by one regular expression
-(:data:`RUN`) in the block's text rather than line by line in Python. Pure: no I/O.
+(:func:`runs`) in the block's text rather than line by line in Python. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class Gate:
     true (nothing pending that a plain line could change), a *plain* line (one instruction or
     directive ending the line with its ``;``, no ``tcgen05``, comment, string or scope brace) is kept
     as its text and not read; a line that holds nothing is kept as ``"\\n"`` (or as its text, in a
-    run: :data:`RUN`); any other line is read and kept as ``"\\n"``. The function's plain lines can
+    run: :func:`runs`); any other line is read and kept as ``"\\n"``. The function's plain lines can
     then be searched later, when a value is asked for (:mod:`tmemviz.ptx.lazy`).
     """
 
@@ -128,7 +128,7 @@ RUN_NO_LABELS = runs(labels=True)
 class Blocks:
     """The lines of text blocks (whole lines each, the last at most without its newline: a file read by
     :class:`tmemviz.files.TextLines`), given one at a time (an iterator), and :meth:`run`: from the line
-    given last, the lines the gate may skip, found in the block's text at C speed (:data:`RUN`) and
+    given last, the lines the gate may skip, found in the block's text at C speed (:func:`runs`) and
     passed over without being made one by one."""
 
     __slots__ = ("_blocks", "_next", "_pos", "_start", "_text")

@@ -88,7 +88,7 @@ def plain_statement(line: str) -> str | None:
     its label and ``;``; None for a directive or a line the reader skipped that holds no statement."""
     code = line.strip()
     if code[-1:] != ";" or code[:2] == "//":
-        return None  # a comment, a label alone, a .loc, a blank line (kept as they were: gate.RUN)
+        return None  # a comment, a label alone, a .loc, a blank line (kept as they were: gate.runs)
     code = code[:-1].rstrip()
     if ":" in code:
         m = LABEL.match(code)
@@ -172,7 +172,7 @@ class Lazy:
     """One function's constants, answered at :attr:`point` (what ``get`` reads).
 
     ``keep``: the function's lines from line ``base`` on, a line the reader skipped as its text (a plain
-    line; or one that holds no statement, passed over in a run: :data:`~tmemviz.ptx.gate.RUN`), any other
+    line; or one that holds no statement, passed over in a run: :func:`~tmemviz.ptx.gate.runs`), any other
     as ``"\\n"``; :meth:`note` adds each statement read one by one, in order.
     """
 
@@ -343,7 +343,7 @@ class Lazy:
     def plain_lines(self, word: str | None = None) -> Iterator[tuple[int, str]]:
         """(line number, text) of every plain line kept (that holds ``word``, when given: found in the
         joined text, not line by line), in order; not the lines kept that hold no statement (a comment,
-        a ``.loc``, a label alone, a blank line, a scope's braces, passed over in a run: gate.RUN)."""
+        a ``.loc``, a label alone, a blank line, a scope's braces, passed over in a run: gate.runs)."""
         self._join()
         for segment in self._segments:
             text = segment.text
