@@ -28,6 +28,7 @@ class Chunks:
     def blocks(self):  # type: ignore[no-untyped-def]
         for i in range(0, len(self.lines), self.size):
             yield "".join(self.lines[i : i + self.size])
+            yield ""  # an empty block is no end
 
 
 def seen(lines: object, every: bool = False) -> list[tuple[object, ...]]:

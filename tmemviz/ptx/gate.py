@@ -146,10 +146,13 @@ class Blocks:
     def __next__(self) -> str:
         text, start = self._text, self._pos
         if start >= len(text):
-            text = next(self._blocks, "")
-            if not text:
-                raise StopIteration
-            self._text, start, self._next = text, 0, text.find("tcgen05")
+            while True:  # the next block that holds anything
+                more = next(self._blocks, None)
+                if more is None:
+                    raise StopIteration
+                if more:
+                    break
+            self._text, text, start, self._next = more, more, 0, more.find("tcgen05")
         end = text.find("\n", start) + 1 or len(text)
         self._start, self._pos = start, end
         return text[start:end]
