@@ -213,3 +213,10 @@ def test_every_fixture_explains_and_checks_the_same_from_its_file(path: Path) ->
     by_line = check_file(str(path), lines_of(path), catalog)
     assert json.dumps(by_file.record(), default=repr) == json.dumps(by_line.record(), default=repr)
     assert repr(by_file.regions) == repr(by_line.regions)
+
+
+def test_the_default_run_is_the_one_the_reader_uses() -> None:
+    from tmemviz.ptx.gate import runs
+    from tmemviz.ptx.statements import MAX_STATEMENT_CHARS
+
+    assert RUN is runs(MAX_STATEMENT_CHARS, False) and RUN_NO_LABELS is runs(MAX_STATEMENT_CHARS, True)
