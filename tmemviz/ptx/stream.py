@@ -167,7 +167,8 @@ def events(
             gate.skip, gate.watch = True, None
         return True
 
-    source = statements(lines, max_chars, gate)
+    # A file's blocks are worth their runs only to a reader that skips lines; an eager one takes its lines.
+    source = statements(lines if asked else iter(lines), max_chars, gate)
     deferring = False
     read: list[Statement] = []  # what a deferred function read one by one
     kept: Lazy | None = None  # its plain lines
