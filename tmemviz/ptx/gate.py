@@ -105,7 +105,7 @@ def _lines(longest: int, *kinds: str) -> str:
     return rf"(?:(?=[^\n]{{0,{longest - 1}}}\n)[ \t]*+(?:{'|'.join(kinds)})?\n)*+"
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=16)
 def runs(longest: int = 1 << 16, labels: bool = False) -> re.Pattern[str]:
     """Whole lines the gate skips without reading them (while nothing is pending), as a run: each one
     statement ending the line with its ``;`` (no comment, string, scope brace, nested vector), a comment,
