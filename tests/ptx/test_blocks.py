@@ -77,15 +77,16 @@ def test_runs_are_taken_in_a_real_kernel() -> None:
 HOLD_NOTHING = ["\t// mov.b32 %r7, 512;\n", "$L__BB0_1:\n", "\t.loc\t1 2 3\n", "\n", "   \t\n", "\t// {\n"]
 PLAIN = ["\tmov.b32 \t%r7, 256;\n", "\tmov.b64 \t{%r1, %r2}, %rd1;\n", "\tbar.sync 0;  \t\n",
          "$L1: add.s32 %r1, %r1, 1;\n", "\tld.shared::cta.b32 %r3, [%r4];\n",
-         "\tmov.b32 %r1, 0; \n"]  # fmt: skip
+         "\tmov.b32 %r1, 0; \n", "\tmov.b32 %r7, 32; // c\n",
+         '\tmov.b32 %r1, 0;// {x} "s" /* %r7\n']  # fmt: skip
 READ = ["{\n", "\t}\n", "{ mov.b32 %r7, 128; }\n", "{x};\n", "\tmov.b32 %r7, 64; mov.b32 %r8, 1;\n",
-        "\tmov.b32 %r7,\n", "\tmov.b32 %r7, 32; // c\n", '\t.pragma "nounroll";\n',
+        "\tmov.b32 %r7,\n", '\tmov.b32 %r7, 32; "a" // c\n', '\t.pragma "nounroll";\n',
         "\tmov.b32 %r1, {%r2}};\n", "\x0c{ a };\n", "/* c */ mov.b32 %r1, 0;\n", "\t.loc 1 2 3 // c\n",
         "\tmov.b32 %r1, 0;\x0c\n", "\tmov.b32 %r1, 0\n", ";\n", "\tmov.b32 %r1, 0;",
         "\tnot.b32 %r1, %r2; \u2192\n", "%r1:\n", "$L1 :\n", "\tmov.b32 %r1, {{%r2}};\n",
         "{ mov.b32 %r7, 128;\n", "\t} mov.b32 %r7, 1;\n"]  # fmt: skip
-"""Lines a run stops at: a scope brace, a second statement, a comment after code, a string, a statement
-over lines, a character past Latin-1, a label the gate does not take alone."""
+"""Lines a run stops at: a scope brace, a second statement, a string, a statement over lines, a
+character past Latin-1, a label the gate does not take alone."""
 
 
 @pytest.mark.parametrize("line", HOLD_NOTHING + PLAIN)
@@ -124,7 +125,7 @@ def test_where_labels_are_read_a_run_stops_at_them() -> None:
 ALLOC = "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r9], %r7;\n"
 
 
-@pytest.mark.parametrize("trap", HOLD_NOTHING + READ)
+@pytest.mark.parametrize("trap", HOLD_NOTHING + READ + PLAIN[-2:])
 def test_what_a_run_keeps_never_answers_for_a_register(trap: str) -> None:
     """A comment, a label or a .loc kept as text in a run is no write of %r7: the alloc's size is what the
     statements say, in blocks as line by line (and as the eager reader has it)."""

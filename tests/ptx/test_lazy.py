@@ -65,7 +65,19 @@ OPS = ["mov.b32 %r{a}, {k};", "mov.b32 %r{a}, %r{b};", "add.s32 %r{a}, %r{b}, {k
        "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r9], %r{a};",
        "mov.b32 %r{a},\n {k};", "{{ .reg .b32 t; mov.b32 %r{a}, {k}; }}",
        "mov.b32 %r{a}, 5; mov.b32 %r{b}, 6;",
-       "bar.sync 0;", "tcgen05.wait::ld.sync.aligned;"]  # fmt: skip
+       "bar.sync 0;", "tcgen05.wait::ld.sync.aligned;",
+       "add.s32 %r{a}, %r{b}, %r{a}{c};", "mov.b32 %r{a}{b}, {k};"]  # fmt: skip
+"""The statements random functions are made of (two-digit registers share a prefix with one-digit ones:
+``%r13`` and ``%r1``)."""
+
+
+def test_a_longer_register_name_on_a_writing_line_hides_no_write() -> None:
+    """``add.s32 %r3, %r1, %r35`` writes %r3 though the last ``%r3`` on its line starts ``%r35``."""
+    lines = [".entry k()\n", "{\n", "\tmov.b32 %r3, 5;\n", "\tld.global.b32 %r35, [%rd1];\n",
+             "\tadd.s32 %r3, %r1, %r35;\n", "\tbar.sync 0;\n",
+             "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r9], %r3;\n", "}\n"]  # fmt: skip
+    assert asked(lines, False) == asked(lines, True)
+    assert [v for _, name, v in asked(lines, False) if name == "%r3"] == [None]
 
 
 def test_property_random_functions_get_the_eager_values() -> None:

@@ -92,8 +92,9 @@ def _one_statement(code: str) -> bool:
 _LINE = "[" + re.escape("".join(chr(c) for c in range(256) if chr(c) not in '\n;/"{}')) + "]*+"
 """Characters inside a plain line: named one by one (Latin-1 but ``\n ; / " { }``), which ``re`` tests as
 one bitmap, about a sixth faster than the negated class; any other character ends the run (read then)."""
-_STATEMENT = rf"[^\s{{}}/\";]{_LINE}(?:\{{{_LINE}\}}{_LINE})*+;[ \t]*+"
-"""One statement ending its line (vectors at most: no scope brace, nested vector, comment, string)."""
+_STATEMENT = rf"[^\s{{}}/\";]{_LINE}(?:\{{{_LINE}\}}{_LINE})*+;[ \t]*+(?://[^\n]*+)?"
+"""One statement ending its line, a comment after it at most (vectors at most: no scope brace, nested
+vector, string, block comment)."""
 _NOTHING = r"//[^\n]*+|\.loc[ \t][^\n/\";{}(]*+"
 """A comment; a ``.loc`` with nothing after it."""
 _LABEL_ALONE = r"[A-Za-z_$][\w$]*+:[ \t]*+"
@@ -108,7 +109,8 @@ def _lines(longest: int, *kinds: str) -> str:
 @functools.lru_cache(maxsize=16)
 def runs(longest: int = 1 << 16, labels: bool = False) -> re.Pattern[str]:
     """Whole lines the gate skips without reading them (while nothing is pending), as a run: each one
-    statement ending the line with its ``;`` (no comment, string, scope brace, nested vector), a comment,
+    statement ending the line with its ``;`` (a ``//`` comment after it at most; no string, scope brace,
+    nested vector: the reader reads such a line as the same one statement), a comment,
     a ``.loc``, a label alone, or blank, none longer than ``longest``; and a scope of such lines (an
     inline-asm ``{ ... }`` on lines of their own, which changes nothing a reader follows: not the
     function's depth once closed). A subset of what :func:`plain`, :func:`nothing` and

@@ -84,11 +84,17 @@ def effect(text: str) -> Effect | None:
 
 
 def plain_statement(line: str) -> str | None:
-    """The instruction of a plain line (one statement, no comment, as the reader skipped it), without
-    its label and ``;``; None for a directive or a line the reader skipped that holds no statement."""
+    """The instruction of a plain line (one statement, as the reader skipped it), without its label,
+    ``;`` and a ``//`` comment after it; None for a directive or a line the reader skipped that holds
+    no statement."""
     code = line.strip()
-    if code[-1:] != ";" or code[:2] == "//":
-        return None  # a comment, a label alone, a .loc, a blank line (kept as they were: gate.runs)
+    if code[:2] == "//":
+        return None  # a comment (kept as it was in a run: gate.runs)
+    cut = code.find("//")
+    if cut > 0:  # a statement with a comment after it, kept in a run (which holds no string before it)
+        code = code[:cut].rstrip()
+    if code[-1:] != ";":
+        return None  # a label alone, a .loc, a blank line (kept as they were: gate.runs)
     code = code[:-1].rstrip()
     if ":" in code:
         m = LABEL.match(code)
@@ -310,16 +316,18 @@ class Lazy:
             low = segment.line_start(skipped) if skipped else 0
             at = text.rfind(name, low, end)
             while at >= 0:
-                line_start = text.rfind("\n", 0, at) + 1
                 after = text[at + size : at + size + 1]
-                if not after or after not in _WORD:
-                    line_end = text.find("\n", at)
-                    code = plain_statement(text[line_start : line_end if line_end >= 0 else len(text)])
-                    if code is not None and name in code:
-                        e = effect(code)
-                        if e is not None and name in e.names:
-                            index = first + skipped + text.count("\n", low, line_start)
-                            return (self.base + index, 0), code
+                if after and after in _WORD:  # a longer name (%r35 for %r3): look on, this line too
+                    at = text.rfind(name, low, at)
+                    continue
+                line_start = text.rfind("\n", 0, at) + 1
+                line_end = text.find("\n", at)
+                code = plain_statement(text[line_start : line_end if line_end >= 0 else len(text)])
+                if code is not None and name in code:  # the whole statement says whether it writes name
+                    e = effect(code)
+                    if e is not None and name in e.names:
+                        index = first + skipped + text.count("\n", low, line_start)
+                        return (self.base + index, 0), code
                 at = text.rfind(name, low, line_start)
         return None
 
