@@ -74,14 +74,22 @@ def test_runs_are_taken_in_a_real_kernel() -> None:
     assert sum(taken) > len(lines) / 2
 
 
-HOLD_NOTHING = ["\t// mov.b32 %r7, 512;\n", "$L__BB0_1:\n", "\t.loc\t1 2 3\n", "\n", "   \t\n", "\t// {\n"]
+HOLD_NOTHING = [
+    "\t// mov.b32 %r7, 512;\n",
+    "$L__BB0_1:\n",
+    "\t.loc\t1 2 3\n",
+    "\n",
+    "   \t\n",
+    "\t// {\n",
+    "\t.loc\t1 26 0                          // k.py:26:0 %r7;\n",
+]
 PLAIN = ["\tmov.b32 \t%r7, 256;\n", "\tmov.b64 \t{%r1, %r2}, %rd1;\n", "\tbar.sync 0;  \t\n",
          "$L1: add.s32 %r1, %r1, 1;\n", "\tld.shared::cta.b32 %r3, [%r4];\n",
          "\tmov.b32 %r1, 0; \n", "\tmov.b32 %r7, 32; // c\n",
          '\tmov.b32 %r1, 0;// {x} "s" /* %r7\n']  # fmt: skip
 READ = ["{\n", "\t}\n", "{ mov.b32 %r7, 128; }\n", "{x};\n", "\tmov.b32 %r7, 64; mov.b32 %r8, 1;\n",
         "\tmov.b32 %r7,\n", '\tmov.b32 %r7, 32; "a" // c\n', '\t.pragma "nounroll";\n',
-        "\tmov.b32 %r1, {%r2}};\n", "\x0c{ a };\n", "/* c */ mov.b32 %r1, 0;\n", "\t.loc 1 2 3 // c\n",
+        "\tmov.b32 %r1, {%r2}};\n", "\x0c{ a };\n", "/* c */ mov.b32 %r1, 0;\n", "\t.loc 1 2 (3) // c\n",
         "\tmov.b32 %r1, 0;\x0c\n", "\tmov.b32 %r1, 0\n", ";\n", "\tmov.b32 %r1, 0;",
         "\tnot.b32 %r1, %r2; \u2192\n", "%r1:\n", "$L1 :\n", "\tmov.b32 %r1, {{%r2}};\n",
         "{ mov.b32 %r7, 128;\n", "\t} mov.b32 %r7, 1;\n"]  # fmt: skip

@@ -95,8 +95,8 @@ one bitmap, about a sixth faster than the negated class; any other character end
 _STATEMENT = rf"[^\s{{}}/\";]{_LINE}(?:\{{{_LINE}\}}{_LINE})*+;[ \t]*+(?://[^\n]*+)?"
 """One statement ending its line, a comment after it at most (vectors at most: no scope brace, nested
 vector, string, block comment)."""
-_NOTHING = r"//[^\n]*+|\.loc[ \t][^\n/\";{}(]*+"
-"""A comment; a ``.loc`` with nothing after it."""
+_NOTHING = r"//[^\n]*+|\.loc[ \t][^\n/\";{}(]*+(?://[^\n]*+)?"
+"""A comment; a ``.loc`` (a comment after it at most: Triton writes the source line there)."""
 _LABEL_ALONE = r"[A-Za-z_$][\w$]*+:[ \t]*+"
 
 
