@@ -155,3 +155,22 @@ def test_property_kept_lines_with_a_word_are_those_of_every_line() -> None:
         assert {n for n, _ in every} <= set(numbers)
 
     check()
+
+
+@pytest.mark.parametrize("path", KERNELS, ids=[p.name for p in KERNELS])
+def test_every_register_at_every_tcgen05_is_the_eager_value(path: Path) -> None:
+    """Not only a tcgen05's operands: every register the module names, asked at every tcgen05 instruction,
+    read from the file (its blocks, runs of skipped lines) and by the eager tracker line by line."""
+    import re
+
+    lines = list(text_lines(path))
+    names = sorted(set(re.findall(r"%[A-Za-z_$][\w$]*", "".join(lines))))
+
+    def values(source: object, every: bool) -> list[tuple[int, str, object]]:
+        out = []
+        for e in events(source, every=every):  # type: ignore[arg-type]
+            if e.kind == "tcgen05":
+                out.extend((e.statement.first, n, e.fn.constants.get(n)) for n in names)
+        return out
+
+    assert values(text_lines(path), False) == values(lines, True)
