@@ -110,7 +110,7 @@ def test_property_a_kept_lines_start_is_found_from_either_end() -> None:
     from hypothesis import given
     from hypothesis import strategies as st
 
-    from tmemviz.ptx.lazy import _Segment
+    from tmemviz.ptx.segments import Segment
 
     @given(st.lists(st.text("ab \t;", max_size=5)), st.booleans())
     def check(pieces: list[str], last_ends: bool) -> None:
@@ -121,8 +121,8 @@ def test_property_a_kept_lines_start_is_found_from_either_end() -> None:
         starts = list(accumulate(map(len, lines), initial=0))
         for walk in (0, 2, 32):
             with pytest.MonkeyPatch.context() as m:
-                m.setattr(_Segment, "WALK", walk)
-                segment = _Segment(0, text, len(lines))
+                m.setattr(Segment, "WALK", walk)
+                segment = Segment(0, text, len(lines))
                 for k in [*range(len(lines)), *reversed(range(len(lines)))]:
                     assert segment.line_start(k) == starts[k]
 

@@ -17,9 +17,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import bisect
-from array import array
 from collections.abc import Iterator
-from itertools import accumulate
 from typing import NamedTuple
 
 from tmemviz.errors import TmemvizError
@@ -37,6 +35,7 @@ from tmemviz.ptx.registers import (
     worth_evaluating,
     written_names,
 )
+from tmemviz.ptx.segments import Segment, finds, line_starts
 
 Position = tuple[int, int]
 """(line, order): a statement read one by one has its reading order (from 1); a plain line 0."""
@@ -105,61 +104,6 @@ def plain_statement(line: str) -> str | None:
     return code
 
 
-class _Segment:
-    """Kept lines joined into one searchable text: its first line (an index from ``base``), the text,
-    how many lines it holds (each ends with its newline but the file's last at most)."""
-
-    __slots__ = ("count", "first", "starts", "text")
-
-    WALK = 8
-    """Lines walked from the nearer end to find where one starts; past that, every line's start is
-    worked out once (a search is mostly asked near an end: where the last one stopped)."""
-
-    def __init__(self, first: int, text: str, count: int) -> None:
-        self.first, self.text, self.count = first, text, count
-        self.starts: array[int] | None = None  # lengths before each line, without the newlines
-
-    def line_start(self, k: int) -> int:
-        """Where line ``k`` of the segment starts in its text.
-
-        >>> [_Segment(0, "ab\\n\\nc\\n", 3).line_start(k) for k in range(4)]
-        [0, 3, 4, 6]
-        """
-        text, count = self.text, self.count
-        if self.starts is None and min(k, count - k) > self.WALK:
-            self.starts = array("q", accumulate(map(len, text.split("\n")), initial=0))
-        if self.starts is not None:
-            return min(self.starts[k] + k, len(text))  # k newlines before line k
-        if k <= count - k:
-            at = 0
-            for _ in range(k):
-                at = text.find("\n", at) + 1
-            return at
-        at, m = len(text), count
-        if text[-1:] != "\n" and count:  # the last line has no newline: it starts after the last one
-            at, m = text.rfind("\n") + 1, count - 1
-        while m > k:
-            at = text.rfind("\n", 0, at - 1) + 1
-            m -= 1
-        return at
-
-
-def _starts(text: str) -> Iterator[int]:
-    """Where each line of ``text`` starts."""
-    at = 0
-    while at < len(text):
-        yield at
-        at = text.find("\n", at) + 1 or len(text)
-
-
-def _finds(text: str, word: str) -> Iterator[int]:
-    """Where ``word`` is in ``text``, each time."""
-    at = text.find(word)
-    while at >= 0:
-        yield at
-        at = text.find(word, at + 1)
-
-
 class _TooDeep(Exception):
     pass
 
@@ -191,7 +135,7 @@ class Lazy:
         self._order = 0
         self._positions: list[Position] = []
         self._texts: list[str] = []
-        self._segments: list[_Segment] = []
+        self._segments: list[Segment] = []
         self._joined = 0  # pieces of keep joined into segments
         self._dropped = 0  # pieces no longer in keep: all joined (seal)
         self._lines = 0  # lines (from base) joined into segments
@@ -338,7 +282,7 @@ class Lazy:
         if self._joined < end:
             text = "".join(keep[self._joined - self._dropped :])
             count = text.count("\n")  # each piece kept is whole lines, each with its newline
-            self._segments.append(_Segment(self._lines, text, count))
+            self._segments.append(Segment(self._lines, text, count))
             self._lines += count
             self._joined = end
 
@@ -356,9 +300,9 @@ class Lazy:
         for segment in self._segments:
             text = segment.text
             if word is None:
-                starts = _starts(text)
+                starts = line_starts(text)
             else:
-                starts = (text.rfind("\n", 0, at) + 1 for at in _finds(text, word))
+                starts = (text.rfind("\n", 0, at) + 1 for at in finds(text, word))
             index, seen = 0, 0  # a line's index and where it starts, counted on from the last one
             for start in starts:
                 if start < seen:
