@@ -4,6 +4,8 @@ exactly as it reads line by line: the same events, constant values, records and 
 from __future__ import annotations
 
 import json
+import random
+import re
 from pathlib import Path
 
 import pytest
@@ -230,3 +232,56 @@ def test_the_default_run_is_the_one_the_reader_uses() -> None:
 
     assert RUN.pattern == runs(MAX_STATEMENT_CHARS, False).pattern
     assert RUN_NO_LABELS.pattern == runs(MAX_STATEMENT_CHARS, True).pattern
+
+
+def _respaced(lines: list[str], rng: random.Random, names: list[str]) -> list[str]:
+    """The lines with what compilers and hands add: a comment after a statement naming registers, a
+    statement split after a comma, comment, ``.loc`` and blank lines between."""
+    out = []
+    for line in lines:
+        text, stripped, r = line.rstrip("\n"), line.strip(), rng.random()
+        plain = stripped.endswith(";") and '"' not in text and "//" not in text
+        if plain and r < 0.15:
+            text += " // " + " ".join(rng.sample(names, min(3, len(names)))) + ";"
+        elif plain and "," in text and "tcgen05" not in text and r < 0.2:
+            cut = text.index(",") + 1
+            out.append(text[:cut] + "\n")
+            text = "\t\t" + text[cut:].lstrip()
+        elif r < 0.23:
+            out.append(
+                rng.choice(["\n", f"\t// {rng.choice(names)} = 1;\n", "\t.loc\t1 2 3 // k.py:2\n", "  \n"])
+            )
+        out.append(text + "\n")
+    return out
+
+
+@pytest.mark.parametrize("index", range(len(KERNELS)), ids=[p.name for p in KERNELS])
+def test_every_fixture_respaced_reads_as_the_eager_tracker_reads_it(index: int) -> None:
+    """Real kernels with comments after statements, statements over lines and lines between, read from
+    blocks (runs) and eagerly line by line: the same value of every register asked (a sample, at every
+    other tcgen05 instruction) and the same hazards."""
+    from tmemviz.catalog import load_catalog
+    from tmemviz.families.explain.ops import Explainer
+
+    footprint = Explainer(load_catalog()).footprint
+    rng = random.Random(index)
+    base = lines_of(KERNELS[index])
+    names = sorted(set(re.findall(r"%[A-Za-z_$][\w$]*", "".join(base))))
+
+    def values(source: object, every: bool, asked: list[str]) -> list[tuple[object, ...]]:
+        out: list[tuple[object, ...]] = []
+        count = 0
+        for e in events(source, footprint, every=every):  # type: ignore[arg-type]
+            if e.kind == "tcgen05":
+                count += 1
+                if count % 2:
+                    out.extend((e.statement.first, n, e.fn.constants.get(n)) for n in asked)
+            elif e.kind == "hazard":
+                out.append((e.statement.first, e.hazard))
+        return out
+
+    for _ in range(3):
+        lines = _respaced(base, rng, names)
+        asked = rng.sample(names, min(200, len(names)))
+        size = rng.choice([1, 7, 100, len(lines)])
+        assert values(Chunks(lines, size), False, asked) == values(lines, True, asked)
