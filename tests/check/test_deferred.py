@@ -133,3 +133,17 @@ def test_every_kernel_reads_the_same_events_deferred(path: Path) -> None:
                 e for e in body[1:] if e[0] == "instruction" and e[2].split()[0].startswith("call")
             ]
     assert deferred == eager[: functions[0]] + expected
+
+
+def test_a_function_the_text_never_closes_still_gives_its_calls() -> None:
+    """The text ends inside a function without tcgen05: its calls come all the same (and, with one, every
+    statement before it), as they come when its brace closes it."""
+
+    def kinds(lines: list[str], defer: bool) -> list[tuple[str, int]]:
+        return [(e.kind, e.statement.first) for e in events(lines, every=True, defer=defer)
+                if e.statement and e.kind != "directive"]  # fmt: skip
+
+    calling = [".func f()\n", "{\n", "mov.b32 %r1, 5;\n", "call g;\n"]
+    assert kinds(calling, True) == [("function", 1), ("instruction", 4)] == kinds([*calling, "}\n"], True)
+    using = [*calling, "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r9], %r1;\n"]
+    assert kinds(using, True) == kinds(using, False)

@@ -174,28 +174,25 @@ def events(
     kept: Lazy | None = None  # its plain lines
     queue: list[Statement] = []  # statements to read again (last first) before the next one
     while True:
-        if queue:
-            s = queue.pop()
-        else:
-            s = next(source, None)  # type: ignore[arg-type]
-            if s is None:
-                if not deferring:
-                    break
-                s = Statement("close", "}", 0, 0)  # the text ended inside a deferred function: its calls
-        kind = s.kind
+        s = queue.pop() if queue else next(source, None)  # type: ignore[arg-type]
         if deferring:
-            first = kind == "instruction" and "tcgen05" in s.text
-            if first or (kind == "close" and depth == 1) or not s.first:
+            # Its first tcgen05 instruction: every statement so far, then it. Its end (or the text's):
+            # its calls, then what ended it.
+            first = s is not None and s.kind == "instruction" and "tcgen05" in s.text
+            if first or s is None or (s.kind == "close" and depth == 1):
                 deferring = gate.skip = gate.labels = False
                 gate.keep = gate.seal = None
                 assert kept is not None
                 done = replayed(read, kept) if first else calls(read, kept)
-                queue = ([s] if s.first else []) + done[::-1]
+                queue = ([] if s is None else [s]) + done[::-1]
                 read, kept = [], None
                 continue
-            if kind in ("instruction", "label", "directive"):
+            if s.kind in ("instruction", "label", "directive"):
                 read.append(s)
                 continue
+        if s is None:
+            break
+        kind = s.kind
         if kind == "instruction":
             text = s.text
             if asked:
@@ -214,7 +211,7 @@ def events(
             if depth == 0 and header is not None:
                 m = _FUNCTION.search(header.text)
                 fn = FunctionState(m.group(2) if m else None)
-                if lazy or defer:
+                if asked:
                     gate.keep = []
                     kept = Lazy(gate.keep, s.first + 1)
                     gate.seal = kept.seal
