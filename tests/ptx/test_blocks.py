@@ -191,6 +191,7 @@ def test_property_random_functions_read_the_same_in_blocks() -> None:
         with pytest.MonkeyPatch.context() as m:
             if seal:
                 m.setattr(Gate, "SEAL", 1)
+                m.setattr(Gate, "SEAL_CHARS", 1)
             by_block = seen(Chunks(lines, size))
             assert by_block == seen(lines)
             assert values(by_block) == values(seen(lines, every=True))

@@ -31,8 +31,10 @@ class Gate:
     """
 
     SEAL = 1 << 16
-    """Kept lines past which the reader is asked to take them (``seal``); a run of this many characters
-    is taken at once (its text is let go into one joined segment, not held twice when joined later)."""
+    """Kept lines past which the reader is asked to take them (``seal``)."""
+    SEAL_CHARS = 1 << 16
+    """A run longer than this (characters) is taken at once: its text goes into one joined segment, not
+    held twice when joined later."""
 
     __slots__ = ("data", "keep", "labels", "seal", "skip", "watch")
 

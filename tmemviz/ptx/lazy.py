@@ -87,9 +87,9 @@ def plain_statement(line: str) -> str | None:
     ``;`` and a ``//`` comment after it; None for a directive or a line the reader skipped that holds
     no statement."""
     code = line.strip()
-    if code[:2] == "//":
-        return None  # a comment (kept as it was in a run: gate.runs)
     cut = code.find("//")
+    if cut == 0:
+        return None  # a comment (kept as it was in a run: gate.runs)
     if cut > 0:  # a statement with a comment after it, kept in a run (which holds no string before it)
         code = code[:cut].rstrip()
     if code[-1:] != ";":

@@ -110,7 +110,7 @@ def statements(
                         if count:  # this line and those after it the gate passes, at once
                             append(run)
                             number += count - 1
-                            if (len(keep) > Gate.SEAL or len(run) > Gate.SEAL) and gate.seal:
+                            if (len(keep) > Gate.SEAL or len(run) > Gate.SEAL_CHARS) and gate.seal:
                                 gate.seal()
                             ran = True
                             continue
