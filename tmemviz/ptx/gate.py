@@ -36,7 +36,7 @@ class Gate:
     """A run longer than this (characters) is taken at once: its text goes into one joined segment, not
     held twice when joined later."""
 
-    __slots__ = ("data", "keep", "labels", "seal", "skip", "watch")
+    __slots__ = ("data", "keep", "labels", "seal", "skip", "watch", "watch_run")
 
     def __init__(self) -> None:
         self.keep: list[str] | None = None
@@ -46,6 +46,8 @@ class Gate:
         self.watch: Callable[[str], bool] | None = None
         """While something is pending: given a plain line, applies what it does (its reads) and says
         True, or says False (a branch, a release, a label: the line is read as a statement)."""
+        self.watch_run: Callable[[str], None] | None = None
+        """With ``watch``: given a run of lines (:func:`runs` with ``pending``), applies their reads."""
         self.labels = False
         """Labels alone are read even while skipping (a deferred function's blocks: ptx/deferred.py)."""
         self.data = False
@@ -100,6 +102,15 @@ vector, string, block comment)."""
 _NOTHING = r"//[^\n]*+|\.loc[ \t][^\n/\";{}(]*+(?://[^\n]*+)?"
 """A comment; a ``.loc`` (a comment after it at most: Triton writes the source line there)."""
 _LABEL_ALONE = r"[A-Za-z_$][\w$]*+:[ \t]*+"
+_PASSED_PENDING = (
+    r"(?![A-Za-z_$][\w$]*+[ \t]*+:(?!:))"  # no label in front (a label drops what is pending)
+    r"(?:@!?%?[\w$.]++[ \t]++)?+"  # a guard at most
+    r"(?!(?:bra|brx|ret|exit|trap|call|bar|barrier|mbarrier)(?=[.\s;]))"  # no branch, barrier, mbarrier
+    rf"[a-z][\w.:]*+(?:[ \t]++{_LINE}(?:\{{{_LINE}\}}{_LINE})*+)?;[ \t]*+(?://[^\n]*+)?"
+)
+"""A statement a run may pass while something is pending: its reads are taken from the run's text
+(:func:`tmemviz.ptx.registers.run_reads`), so it has the plainest form (a lower-case opcode, spaces, the
+operands) and none that does more than read (a label, branch, call, barrier or mbarrier: read one by one)."""
 
 
 def _lines(longest: int, *kinds: str) -> str:
@@ -109,7 +120,7 @@ def _lines(longest: int, *kinds: str) -> str:
 
 
 @functools.lru_cache(maxsize=16)
-def runs(longest: int = 1 << 16, labels: bool = False) -> re.Pattern[str]:
+def runs(longest: int = 1 << 16, labels: bool = False, pending: bool = False) -> re.Pattern[str]:
     """Whole lines the gate skips without reading them (while nothing is pending), as a run: each one
     statement ending the line with its ``;`` (a ``//`` comment after it at most; no string, scope brace,
     nested vector: the reader reads such a line as the same one statement), a comment,
@@ -117,7 +128,11 @@ def runs(longest: int = 1 << 16, labels: bool = False) -> re.Pattern[str]:
     inline-asm ``{ ... }`` on lines of their own, which changes nothing a reader follows: not the
     function's depth once closed). A subset of what :func:`plain`, :func:`nothing` and
     :func:`label_alone` pass, matched by ``re`` over a block's text instead of a line at a time.
-    ``labels``: where labels are read (``Gate.labels``), and scopes, which ``check`` reads again."""
+    ``labels``: where labels are read (``Gate.labels``), and scopes, which ``check`` reads again.
+    ``pending``: while something is pending (``Gate.watch``), only the statements of
+    :data:`_PASSED_PENDING`, comments, ``.loc`` lines and blank lines (no label, no scope)."""
+    if pending:
+        return re.compile(_lines(longest, _PASSED_PENDING, _NOTHING))
     if labels:
         return re.compile(_lines(longest, _STATEMENT, _NOTHING))
     line = _lines(longest, _STATEMENT, _NOTHING, _LABEL_ALONE)
@@ -127,6 +142,7 @@ def runs(longest: int = 1 << 16, labels: bool = False) -> re.Pattern[str]:
 RUN = runs()
 """:func:`runs` for the longest statement read (``statements.MAX_STATEMENT_CHARS``)."""
 RUN_NO_LABELS = runs(labels=True)
+RUN_PENDING = runs(pending=True)
 
 
 class Blocks:
@@ -161,7 +177,7 @@ class Blocks:
         self._start, self._pos = start, end
         return text[start:end]
 
-    def run(self, max_chars: int, labels: bool) -> tuple[str, int]:
+    def run(self, max_chars: int, labels: bool, pending: bool = False) -> tuple[str, int]:
         """From the line given last: the text of the lines :func:`runs` matches (it the first), up to the
         line of the next ``tcgen05`` and the end of the block, none longer than ``max_chars``, and how
         many lines they are; the next line given is the one after them. ``("", 0)`` when it is no such
@@ -173,7 +189,7 @@ class Blocks:
         end = len(text) if found < 0 else text.rfind("\n", 0, found) + 1
         if end < self._pos:
             return "", 0
-        end = runs(max_chars, labels).match(text, pos, end).end()
+        end = runs(max_chars, labels, pending).match(text, pos, end).end()
         if end < self._pos:
             return "", 0
         self._pos = end

@@ -40,6 +40,7 @@ from tmemviz.ptx.segments import Segment, finds, line_starts
 Position = tuple[int, int]
 """(line, order): a statement read one by one has its reading order (from 1); a plain line 0."""
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+_UNASKED = object()
 _DEPTH = 200
 """Writes followed back before the chain is followed forward instead (Python's stack is not deep)."""
 
@@ -141,6 +142,9 @@ class Lazy:
         self._lines = 0  # lines (from base) joined into segments
         self._last: dict[str, tuple[Position, tuple[Position, str] | None]] = {}
         self._values: dict[tuple[str, Position], Value | None] = {}
+        """By register and the position of the write that set it: what it holds after that write."""
+        self._at: dict[tuple[str, Position], Value | None] = {}
+        """By register and the position asked at: what it holds just before (:meth:`value`)."""
         self._reported: set[Position] = set()
         self._depth = 0
 
@@ -167,13 +171,21 @@ class Lazy:
 
     def value(self, name: str, where: Position) -> Value | None:
         """What register ``name`` holds just before ``where``."""
+        # A constant op asks its sources twice at its place (is it worth evaluating, then the values):
+        # the second ask, and any later one there, is answered from :attr:`_at` without a search.
+        asked = (name, where)
+        known = self._at.get(asked, _UNASKED)
+        if known is not _UNASKED:
+            return known  # type: ignore[return-value]
         while True:
             found = self._last_write(name, where)
             if found is None:
+                self._at[asked] = None
                 return None
             key = (name, found[0])
             if key in self._values:
-                return self._values[key]
+                value = self._at[asked] = self._values[key]
+                return value
             self._depth += 1
             try:
                 if self._depth > _DEPTH:
@@ -182,7 +194,7 @@ class Lazy:
             finally:
                 self._depth -= 1
             if done:
-                self._values[key] = value
+                self._values[key] = self._at[asked] = value
                 return value
             where = found[0]  # the statement changed nothing: what came before it stands
 

@@ -244,6 +244,37 @@ def worth_evaluating(head: str, rest: str, values: dict[str, Any]) -> bool:
     return known > 0 or _IMMEDIATE.search(sources) is not None
 
 
+_RUN_NOISE = re.compile(r"//[^\n]*+|^[ \t]*+\.loc\b[^\n]*+", re.M)
+_RUN_GUARDS = re.compile(r"^[ \t]*+@!?(%[A-Za-z_$][\w$]*)", re.M)
+_RUN_WRITTEN = re.compile(
+    r"^[ \t]*+(?:@[^ \t\n]++[ \t]++)?+"  # the guard (read: :data:`_RUN_GUARDS` finds it)
+    rf"(?:(?:{'|'.join(sorted(NO_DESTINATION))})(?=[.\s;])[^ \t\n;]*+"  # no destination: the opcode
+    r"|[^ \t\n;]++[ \t]++(?=[\[(])"  # the first operand an address: the opcode
+    r"|[^ \t\n;]++[ \t]++\{[^}\n]*+\}"  # the opcode and a vector it writes
+    r"|[^ \t\n;]++(?:[ \t]++[^,;\n]*+)?)",  # the opcode and the operand before the first comma
+    re.M,
+)
+"""What a statement line holds before the registers it reads, taken out whole (a literal replacement:
+``re`` substitutes it in C, a group in the replacement would cost a Python call per line)."""
+
+
+def run_reads(text: str) -> list[str]:
+    """The registers read by the statements of a run of whole lines, each one statement of the plain
+    form ``@%p op.type operands;`` (opcode and operands apart by spaces, a ``//`` comment after it at
+    most), a comment, a ``.loc`` or blank (:func:`tmemviz.ptx.gate.runs` with ``pending``): what
+    :func:`read_by` and the guard give line by line, found in the run's text at once.
+
+    >>> run_reads("\\tmov.b64 \\t{%r1, %r2}, %rd3;\\n\\t@%p1 add.s32 %r4, %r4, 1; // %r9\\n\\t.loc 1 2 3\\n")
+    ['%p1', '%rd3', '%r4']
+    >>> run_reads("\\tst.global.b32 [%rd1], %r5;\\n\\tnot.pred %p2;\\n")
+    ['%rd1', '%r5']
+    """
+    if "/" in text or ".loc" in text:
+        text = _RUN_NOISE.sub("", text)
+    guards = _RUN_GUARDS.findall(text) if "@" in text else []
+    return guards + _REGISTER.findall(_RUN_WRITTEN.sub("", text))
+
+
 def read_by(head: str, rest: str) -> list[str]:
     """The registers an instruction reads: all of its operands' but a written first operand's."""
     if head in NO_DESTINATION or rest[:1] in "[(":

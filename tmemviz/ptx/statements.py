@@ -105,9 +105,12 @@ def statements(
                 ran = False  # the line after a run is one it stopped at: not tried again
                 for raw in chain((first,), it):
                     number += 1
-                    if skip and source is not None and not ran:
-                        run, count = source.run(max_chars, gate.labels)
+                    if source is not None and not ran and (skip or gate.watch_run is not None):
+                        run, count = source.run(max_chars, gate.labels, not skip)
                         if count:  # this line and those after it the gate passes, at once
+                            if not skip:  # something is pending: the run's reads count
+                                gate.watch_run(run)  # type: ignore[misc]
+                                skip, watch = gate.skip, gate.watch
                             append(run)
                             number += count - 1
                             if (len(keep) > Gate.SEAL or len(run) > Gate.SEAL_CHARS) and gate.seal:

@@ -25,7 +25,10 @@ With ``every=True`` every instruction is read and ``fn.constants`` (the eager
 :class:`~tmemviz.ptx.registers.Constants`) is current at every event. With ``every=False`` the reader
 skips the plain lines of a function while nothing is pending (:class:`~tmemviz.ptx.statements.Gate`)
 and ``fn.constants`` is a :class:`~tmemviz.ptx.lazy.Lazy`: at a tcgen05 event it answers what the
-eager tracker would hold there, looking back only for the registers asked about.
+eager tracker would hold there, looking back only for the registers asked about. While a load is
+pending, runs of the plainest statements are passed too; their reads are found in the runs' text
+(:func:`~tmemviz.ptx.registers.run_reads`) and applied where the pending loads are looked at
+(:meth:`FunctionState.settle`): the same hazards as reading line by line.
 
 Pure: no I/O.
 """
@@ -41,7 +44,7 @@ from tmemviz.errors import TmemvizError
 from tmemviz.ptx.deferred import calls, replayed
 from tmemviz.ptx.lazy import Lazy
 from tmemviz.ptx.line import PtxLine, opcode_head_rest, parse_statement
-from tmemviz.ptx.registers import CONSTANT_OPS, Constants, destinations, read_by, registers
+from tmemviz.ptx.registers import CONSTANT_OPS, Constants, destinations, read_by, registers, run_reads
 from tmemviz.ptx.statements import MAX_STATEMENT_CHARS, Gate, Statement, label_of, statements
 
 TMEM_WRITERS = ("st", "mma", "cp", "shift", "dealloc")
@@ -53,6 +56,10 @@ RELEASES = ("bar.sync", "bar.arrive", "bar.red", "barrier.sync", "barrier.arrive
 BRANCHES = frozenset(("bra", "brx", "ret", "exit", "trap", "call"))
 _FUNCTION = re.compile(r"\.(entry|func)\b\s*(?:\([^)]*\)\s*)?([\w$.]+)?")
 _TARGET = re.compile(r"^\.target\s+([\w,\s]+)")
+
+MAX_PASSED_CHARS = 1 << 16
+"""Text of runs passed while a load is pending (:attr:`FunctionState.passed`) past which their reads are
+applied at once: memory stays bounded in a long pending window."""
 
 Footprint = Callable[[PtxLine], "tuple[str | None, frozenset[tuple[int, int]]] | None"]
 """(base register, cells (lane, column) relative to it) a tcgen05.ld/st touches, or None if unknown."""
@@ -101,9 +108,25 @@ class FunctionState:
     cta_group: tuple[int, int] | None = None
     """The first .cta_group seen, and its line."""
 
+    passed: list[str] = field(default_factory=list)
+    """Runs of plain lines passed while a tcgen05.ld was pending (``every=False``): their reads are
+    applied only where the pending loads are looked at (:meth:`settle`), or where they grow long; a
+    pending window mostly ends at a ``tcgen05.wait::ld``, a label or a branch, where they do not count."""
+    passed_chars: int = 0
+
     def drop_pending(self) -> None:
         self.pending_ld.clear()
         self.pending_st.clear()
+        self.passed.clear()
+        self.passed_chars = 0
+
+    def settle(self) -> None:
+        """Apply the reads of the runs passed (in one piece: a read completes a load whatever its order)."""
+        if self.passed:
+            text = "".join(self.passed)
+            self.passed.clear()
+            self.passed_chars = 0
+            _read(self, run_reads(text))
 
 
 @dataclass
@@ -164,8 +187,18 @@ def events(
             if fn.pending_ld:
                 _read(fn, read_by(head, rest) + _guard(code))
         if not fn.pending_ld and not fn.pending_st:
-            gate.skip, gate.watch = True, None
+            gate.skip, gate.watch, gate.watch_run = True, None, None
         return True
+
+    def watch_run(text: str) -> None:
+        # A run of plain lines while something is pending (gate.runs): its reads kept for later.
+        if fn.pending_ld:
+            fn.passed.append(text)
+            fn.passed_chars += len(text)
+            if fn.passed_chars > MAX_PASSED_CHARS:
+                fn.settle()
+        if not fn.pending_ld and not fn.pending_st:
+            gate.skip, gate.watch, gate.watch_run = True, None, None
 
     # A file's blocks are worth their runs only to a reader that skips lines; an eager one takes its lines.
     source = statements(lines if asked else iter(lines), max_chars, gate)
@@ -252,6 +285,7 @@ def events(
         if lazy:
             gate.skip = depth > 0 and not fn.pending_ld and not fn.pending_st
             gate.watch = watch if depth > 0 and not gate.skip else None
+            gate.watch_run = watch_run if gate.watch is not None else None
 
 
 def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
@@ -298,6 +332,7 @@ def _read(fn: FunctionState, names: list[str]) -> None:
 
 
 def _hazards(s: Statement, fn: FunctionState, what: str) -> list[Event]:
+    fn.settle()
     out = []
     for p in fn.pending_ld:
         unread = tuple(r for r in p.registers if r in p.unread)
@@ -318,6 +353,12 @@ def _tcgen05(s: Statement, fn: FunctionState, footprint: Footprint | None, lazy:
         yield from _other(s, fn, False) or ()
         return
     op = tokens[1]
+    if fn.passed:
+        if op.startswith("wait::ld"):
+            fn.passed.clear()  # every pending load completes here: what read them no longer counts
+            fn.passed_chars = 0
+        else:
+            fn.settle()  # before its own reads, hazards, a new pending load
     reads = [r for o in line.operands[1 if op == "ld" else 0 :] for r in registers(o)]
     if line.guard:
         reads.append(line.guard.lstrip("!"))
