@@ -359,10 +359,9 @@ def _tcgen05(s: Statement, fn: FunctionState, footprint: Footprint | None, lazy:
             fn.passed_chars = 0
         else:
             fn.settle()  # before its own reads, hazards, a new pending load
-    reads = [r for o in line.operands[1 if op == "ld" else 0 :] for r in registers(o)]
-    if line.guard:
-        reads.append(line.guard.lstrip("!"))
-    _read(fn, reads)
+    if fn.pending_ld:  # its reads (its operands but an ld's first, its guard) complete loads
+        reads = [r for o in line.operands[1 if op == "ld" else 0 :] for r in registers(o)]
+        _read(fn, [*reads, line.guard.lstrip("!")] if line.guard else reads)
     if op.startswith("wait::ld"):
         fn.pending_ld.clear()
     elif op.startswith("wait::st"):

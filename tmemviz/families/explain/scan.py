@@ -88,6 +88,7 @@ def records(
     and statements nothing asks about are not looked for problems (:mod:`tmemviz.ptx.deferred`)."""
     warn = module.warnings.append
     module.tracker = tracker
+    texts: dict[str, str] = {}  # a statement's text as the record says it (kernels repeat statements)
     for e in events(lines, footprint, every=tracker is not None, defer=defer):
         if tracker is not None:
             tracker.observe(e)
@@ -95,7 +96,12 @@ def records(
         if kind == "tcgen05":
             s, line = e.statement, e.line
             assert s is not None and line is not None
-            record = explain(s.first, collapse(s.text) + ";", line, e.fn, module)
+            text = texts.get(s.text)
+            if text is None:
+                if len(texts) > 4096:
+                    texts.clear()
+                text = texts[s.text] = collapse(s.text) + ";"
+            record = explain(s.first, text, line, e.fn, module)
             asked = getattr(e.fn.constants, "problems", None)
             if asked:  # statements a value was looked for in (tmemviz.ptx.lazy) that could not be read
                 module.warnings.extend(Warning(n, message) for n, message in asked)
