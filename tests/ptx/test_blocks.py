@@ -288,3 +288,19 @@ def test_every_fixture_respaced_reads_as_the_eager_tracker_reads_it(index: int) 
         asked = rng.sample(names, min(200, len(names)))
         size = rng.choice([1, 7, 100, len(lines)])
         assert values(Chunks(lines, size), False, asked) == values(lines, True, asked)
+
+
+@pytest.mark.parametrize("longest", [8, 33, 1 << 16])
+def test_a_run_matched_without_its_bound_ends_where_the_bounded_one_ends(longest: int) -> None:
+    """gate.run_end looks for an overlong line only in a long run: the same end as the bounded pattern,
+    from every line of every fixture, in each kind of run."""
+    from tmemviz.ptx.gate import run_end, runs
+
+    for path in KERNELS:
+        text = path.read_text()
+        starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+        for labels, pending in ((False, False), (True, False), (False, True)):
+            bounded = runs(longest, labels, pending)
+            for pos in starts[::5]:
+                want = bounded.match(text, pos).end()
+                assert run_end(text, pos, len(text), longest, labels, pending) == want, (path.name, pos)

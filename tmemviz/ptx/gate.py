@@ -113,14 +113,15 @@ _PASSED_PENDING = (
 operands) and none that does more than read (a label, branch, call, barrier or mbarrier: read one by one)."""
 
 
-def _lines(longest: int, *kinds: str) -> str:
+def _lines(longest: int | None, *kinds: str) -> str:
     """Any number of whole lines, each one of ``kinds`` or blank, none longer than ``longest`` with its
-    newline (a longer one is read, and cut, one by one)."""
-    return rf"(?:(?=[^\n]{{0,{longest - 1}}}\n)[ \t]*+(?:{'|'.join(kinds)})?\n)*+"
+    newline (a longer one is read, and cut, one by one); ``None``: any length."""
+    bound = "" if longest is None else rf"(?=[^\n]{{0,{longest - 1}}}\n)"
+    return rf"(?:{bound}[ \t]*+(?:{'|'.join(kinds)})?\n)*+"
 
 
 @functools.lru_cache(maxsize=16)
-def runs(longest: int = 1 << 16, labels: bool = False, pending: bool = False) -> re.Pattern[str]:
+def runs(longest: int | None = 1 << 16, labels: bool = False, pending: bool = False) -> re.Pattern[str]:
     """Whole lines the gate skips without reading them (while nothing is pending), as a run: each one
     statement ending the line with its ``;`` (a ``//`` comment after it at most; no string, scope brace,
     nested vector: the reader reads such a line as the same one statement), a comment,
@@ -130,7 +131,9 @@ def runs(longest: int = 1 << 16, labels: bool = False, pending: bool = False) ->
     :func:`label_alone` pass, matched by ``re`` over a block's text instead of a line at a time.
     ``labels``: where labels are read (``Gate.labels``), and scopes, which ``check`` reads again.
     ``pending``: while something is pending (``Gate.watch``), only the statements of
-    :data:`_PASSED_PENDING`, comments, ``.loc`` lines and blank lines (no label, no scope)."""
+    :data:`_PASSED_PENDING`, comments, ``.loc`` lines and blank lines (no label, no scope).
+    ``longest=None``: lines of any length (:func:`run_end` looks for a longer one only in a run longer
+    than that: the bound costs a second pass over every character)."""
     if pending:
         return re.compile(_lines(longest, _PASSED_PENDING, _NOTHING))
     if labels:
@@ -143,6 +146,20 @@ RUN = runs()
 """:func:`runs` for the longest statement read (``statements.MAX_STATEMENT_CHARS``)."""
 RUN_NO_LABELS = runs(labels=True)
 RUN_PENDING = runs(pending=True)
+
+
+def run_end(text: str, pos: int, end: int, longest: int, labels: bool = False, pending: bool = False) -> int:
+    """Where the run of :func:`runs` (``longest``, ``labels``, ``pending``) from ``pos`` ends in
+    ``text[:end]``: matched without the bound on each line, which is looked for only when the run is
+    longer than it.
+
+    >>> run_end("\\tmov.b32 %r1, 0;\\n\\tadd.s32 %r1, %r1, 123456;\\n", 0, 44, 20)
+    17
+    """
+    stop = runs(None, labels, pending).match(text, pos, end).end()
+    if stop - pos > longest and max(map(len, text[pos:stop].split("\n"))) >= longest:
+        stop = runs(longest, labels, pending).match(text, pos, end).end()  # an overlong line stops it
+    return stop
 
 
 class Blocks:
@@ -189,7 +206,7 @@ class Blocks:
         end = len(text) if found < 0 else text.rfind("\n", 0, found) + 1
         if end < self._pos:
             return "", 0
-        end = runs(max_chars, labels, pending).match(text, pos, end).end()
+        end = run_end(text, pos, end, max_chars, labels, pending)
         if end < self._pos:
             return "", 0
         self._pos = end
