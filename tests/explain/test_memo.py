@@ -26,7 +26,7 @@ from tmemviz.families.ldst.layout import Cell, cells, make_instruction
 from tmemviz.families.ldst.shapes import builtin
 from tmemviz.ptx.constants import Bits, const
 from tmemviz.ptx.line import parse_line
-from tmemviz.ptx.stream import FunctionState
+from tmemviz.ptx.state import FunctionState
 
 FIXTURES = Path(__file__).parents[1] / "kernels"
 PTX = sorted(FIXTURES.glob("*.ptx"))

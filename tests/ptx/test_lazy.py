@@ -80,6 +80,25 @@ def test_a_longer_register_name_on_a_writing_line_hides_no_write() -> None:
     assert [v for _, name, v in asked(lines, False) if name == "%r3"] == [None]
 
 
+MMA_R = "\ttcgen05.mma.cta_group::1.kind::f16 [%r9], %rd1, %rd2, %r{a}, 1;\n"
+
+
+@pytest.mark.parametrize(
+    "between",
+    [[], ["\tadd.s32 %r40, %r4, 1;\n"], ["\tmov.b32 %r4, 7;\n"], ["\tmov.b32 %r4, 7; // c\n"],
+     ["\t@%p1 mov.b32 %r4, 7;\n"], ["\tld.global.b32 %r4, [%rd1];\n"], ["\tmov.b32 %r44, 7;\n"],
+     ["\ttcgen05.ld.sync.aligned.32x32b.x1.b32 {%r4}, [%r9];\n"], ["\tmov.b64 {%r4, %r5}, %rd7;\n"],
+     ["\t{\n", "\tmov.b32 %r4, 9;\n", "\t}\n"], ["$L1:\n", "\tmov.b32 %r4, 3;\n"]],
+)  # fmt: skip
+def test_a_register_asked_again_is_looked_for_again_where_it_may_be_written(between: list[str]) -> None:
+    """The answer to a register asked at one MMA stands at the next only when nothing between writes
+    it (Lazy.get's fast path): a kept line, a statement read one by one, an ld that loads it."""
+    body = ["\tmov.b32 %r4, 5;\n", MMA_R.format(a=4), *between, MMA_R.format(a=4), *between,
+            MMA_R.format(a=4)]  # fmt: skip
+    lines = [".visible .entry k()\n", "{\n", *body, "\tret;\n", "}\n"]
+    assert asked(lines, False) == asked(lines, True)
+
+
 def test_property_random_functions_get_the_eager_values() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st

@@ -12,7 +12,8 @@ from tests.ptx.test_blocks import KERNELS, Chunks, lines_of, seen
 from tmemviz.ptx.gate import RUN_PENDING
 from tmemviz.ptx.line import opcode_head_rest
 from tmemviz.ptx.registers import read_by, registers, run_reads
-from tmemviz.ptx.stream import FunctionState, events
+from tmemviz.ptx.state import FunctionState
+from tmemviz.ptx.stream import events
 
 LD = "\ttcgen05.ld.sync.aligned.32x32b.x4.b32 {%r1, %r2, %r3, %r4}, [%r9];\n"
 ST = "\ttcgen05.st.sync.aligned.32x32b.x1.b32 [%r9], {%r5};\n"
@@ -148,9 +149,9 @@ def test_reads_before_a_second_load_do_not_complete_it() -> None:
 
 def test_a_long_pending_window_applies_its_reads_as_it_goes(monkeypatch: pytest.MonkeyPatch) -> None:
     """Memory stays bounded: past MAX_PASSED_CHARS the runs' reads are applied and let go."""
-    import tmemviz.ptx.stream as stream
+    import tmemviz.ptx.state as state
 
-    monkeypatch.setattr(stream, "MAX_PASSED_CHARS", 10)
+    monkeypatch.setattr(state, "MAX_PASSED_CHARS", 10)
     held: list[int] = []
     settle = FunctionState.settle
 
@@ -165,9 +166,9 @@ def test_a_long_pending_window_applies_its_reads_as_it_goes(monkeypatch: pytest.
 
 
 def test_every_fixture_reads_the_same_with_small_pending_windows(monkeypatch: pytest.MonkeyPatch) -> None:
-    import tmemviz.ptx.stream as stream
+    import tmemviz.ptx.state as state
 
-    monkeypatch.setattr(stream, "MAX_PASSED_CHARS", 1)
+    monkeypatch.setattr(state, "MAX_PASSED_CHARS", 1)
     for path in KERNELS:
         lines = lines_of(path)
         assert seen(Chunks(lines, 64)) == seen(lines), path.name

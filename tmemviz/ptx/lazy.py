@@ -17,6 +17,8 @@ Pure: no I/O.
 from __future__ import annotations
 
 import bisect
+import functools
+import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -105,6 +107,12 @@ def plain_statement(line: str) -> str | None:
     return code
 
 
+@functools.lru_cache(maxsize=1024)
+def _whole(name: str) -> re.Pattern[str]:
+    """``name`` as a whole register name (not the start of a longer one: ``%r3`` in ``%r35``)."""
+    return re.compile(re.escape(name) + r"(?![\w$])")
+
+
 class _TooDeep(Exception):
     pass
 
@@ -147,6 +155,9 @@ class Lazy:
         """By register and the position asked at: what it holds just before (:meth:`value`)."""
         self._reported: set[Position] = set()
         self._depth = 0
+        self._asked: dict[str, tuple[Value | None, int, int]] = {}
+        """By register: what :meth:`get` answered last, and how many segments and statements read one
+        by one there were then (an MMA's descriptor is asked again at each MMA of a loop)."""
 
     def note(self, first: int, text: str) -> None:
         """An instruction read one by one (``first``: its first line); it is the point asked at next."""
@@ -159,15 +170,35 @@ class Lazy:
         """What ``operand`` (a register or an immediate) holds once the statement at :attr:`point` is
         done (a tcgen05.ld's own destinations are forgotten, as the eager tracker has them at its event)."""
         if operand[:1] == "%":
-            after = (self.point[0], self.point[1] + 1)
-            try:
-                value = self.value(operand, after)
-            except _TooDeep:
-                value = self._replay(operand, after)
+            self._join()
+            last = self._asked.get(operand)
+            if last is not None and not self._written_since(operand, last[1], last[2]):
+                value = last[0]  # nothing since the last ask writes it: the same value
+            else:
+                after = (self.point[0], self.point[1] + 1)
+                try:
+                    value = self.value(operand, after)
+                except _TooDeep:
+                    value = self._replay(operand, after)
+            self._asked[operand] = (value, len(self._segments), len(self._texts))
             if value is not None:
                 return value
         number = parse_immediate(operand)
         return const(number, 64) if number is not None else None
+
+    def _written_since(self, name: str, segments: int, noted: int) -> bool:
+        """Whether ``name`` may be written in the segments from ``segments`` on or the statements read one
+        by one from ``noted`` on (True for any plain line that names it: the full search decides)."""
+        whole = _whole(name)
+        for segment in self._segments[segments:]:
+            if whole.search(segment.text):
+                return True
+        for text in self._texts[noted:]:
+            if name in text:
+                e = effect(text)
+                if e is not None and name in e.names:
+                    return True
+        return False
 
     def value(self, name: str, where: Position) -> Value | None:
         """What register ``name`` holds just before ``where``."""

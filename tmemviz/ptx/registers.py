@@ -170,10 +170,11 @@ def evaluate(line: PtxLine, written: list[str], get: Callable[[str], c.Value | N
     width, signed = _width(types[-1]) if types else (32, False)
     if any(p[:1] == "f" or p.startswith("bf") for p in parts[1:]):
         return {}  # floating point: not a constant tmemviz follows
-    args = [get(o) for o in ops[1:]]
+    used = ops[1:3] if head == "selp" else ops[1:]  # selp's predicate only picks: its value is not asked
+    args = [get(o) for o in used]
     if head != "mov":  # a register nothing is known of still lets known bits through (or, and, shl)
         args = [
-            c.unknown(width) if a is None and o[:1] == "%" else a for a, o in zip(args, ops[1:], strict=True)
+            c.unknown(width) if a is None and o[:1] == "%" else a for a, o in zip(args, used, strict=True)
         ]
     if head == "mov" and len(ops) == 2:
         if ops[0].startswith("{"):  # mov.b64 {lo, hi}, %rd: split
@@ -192,7 +193,7 @@ def evaluate(line: PtxLine, written: list[str], get: Callable[[str], c.Value | N
     if len(written) != 1 or any(a is None for a in args[: _ARITY.get(head, 0)]):
         return {}
     d = written[0]
-    if head == "selp" and len(args) == 3:
+    if head == "selp" and len(ops) == 4:
         return {d: c.choice(_fit(args[0], width), _fit(args[1], width))}  # type: ignore[arg-type]
     if head in ("or", "and", "xor") and len(args) == 2:
         f = {"or": c.bit_or, "and": c.bit_and, "xor": c.bit_xor}[head]

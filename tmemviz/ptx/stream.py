@@ -1,9 +1,10 @@
 """A PTX module as a stream of events, with the per-function state every TMEM check reads.
 
 :func:`events` reads statements (:mod:`tmemviz.ptx.statements`) and keeps, per ``.entry``/``.func``,
-a :class:`FunctionState`: the constant values of registers (:class:`~tmemviz.ptx.registers.Constants`),
-the tcgen05.ld whose destination registers have not all been read yet, the tcgen05.st not yet waited
-for, the alloc/dealloc instructions and the first ``.cta_group``. It yields an :class:`Event` per
+a :class:`~tmemviz.ptx.state.FunctionState`: the constant values of registers
+(:class:`~tmemviz.ptx.registers.Constants`), the tcgen05.ld whose destination registers have not all
+been read yet, the tcgen05.st not yet waited for, the alloc/dealloc instructions and the first
+``.cta_group``. It yields an :class:`Event` per
 tcgen05 instruction (and per statement with ``every=True``), per function start, per hazard found,
 per statement it could not read. Consumers (``explain``, ``check``) read the same stream.
 
@@ -28,7 +29,7 @@ and ``fn.constants`` is a :class:`~tmemviz.ptx.lazy.Lazy`: at a tcgen05 event it
 eager tracker would hold there, looking back only for the registers asked about. While a load is
 pending, runs of the plainest statements are passed too; their reads are found in the runs' text
 (:func:`~tmemviz.ptx.registers.run_reads`) and applied where the pending loads are looked at
-(:meth:`FunctionState.settle`): the same hazards as reading line by line.
+(:meth:`~tmemviz.ptx.state.FunctionState.settle`): the same hazards as reading line by line.
 
 Pure: no I/O.
 """
@@ -37,14 +38,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tmemviz.errors import TmemvizError
 from tmemviz.ptx.deferred import calls, replayed
 from tmemviz.ptx.lazy import Lazy
 from tmemviz.ptx.line import PtxLine, opcode_head_rest, parse_statement
-from tmemviz.ptx.registers import CONSTANT_OPS, Constants, destinations, read_by, registers, run_reads
+from tmemviz.ptx.registers import CONSTANT_OPS, Constants, destinations, read_by, registers
+from tmemviz.ptx.state import FunctionState, Hazard, PendingLd, PendingSt
 from tmemviz.ptx.statements import MAX_STATEMENT_CHARS, Gate, Statement, label_of, statements
 
 TMEM_WRITERS = ("st", "mma", "cp", "shift", "dealloc")
@@ -57,76 +59,8 @@ BRANCHES = frozenset(("bra", "brx", "ret", "exit", "trap", "call"))
 _FUNCTION = re.compile(r"\.(entry|func)\b\s*(?:\([^)]*\)\s*)?([\w$.]+)?")
 _TARGET = re.compile(r"^\.target\s+([\w,\s]+)")
 
-MAX_PASSED_CHARS = 1 << 16
-"""Text of runs passed while a load is pending (:attr:`FunctionState.passed`) past which their reads are
-applied at once: memory stays bounded in a long pending window."""
-
 Footprint = Callable[[PtxLine], "tuple[str | None, frozenset[tuple[int, int]]] | None"]
 """(base register, cells (lane, column) relative to it) a tcgen05.ld/st touches, or None if unknown."""
-
-
-@dataclass
-class PendingLd:
-    line: int
-    registers: tuple[str, ...]
-    unread: set[str]
-    base: str | None = None
-
-
-@dataclass
-class PendingSt:
-    line: int
-    base: str | None
-    cells: frozenset[tuple[int, int]]
-
-
-@dataclass
-class Hazard:
-    """An access that may overtake an unfinished tcgen05.ld (``kind`` "ld") or st ("st")."""
-
-    line: int
-    what: str
-    """The instruction that comes too early: ``tcgen05.st``, ``bar.sync``, ``tcgen05.ld`` ..."""
-    kind: str
-    source: int
-    """The line of the unfinished ld/st."""
-    unread: tuple[str, ...] = ()
-    """ld: its destination registers not read before ``what``."""
-
-
-@dataclass
-class FunctionState:
-    """What the checks keep while inside one .entry/.func (a new one per function)."""
-
-    name: str | None
-    constants: Any = field(default_factory=Constants)
-    """:class:`~tmemviz.ptx.registers.Constants`, or :class:`~tmemviz.ptx.lazy.Lazy` (``every=False``)."""
-    pending_ld: list[PendingLd] = field(default_factory=list)
-    pending_st: list[PendingSt] = field(default_factory=list)
-    allocs: list[tuple[int, PtxLine]] = field(default_factory=list)
-    deallocs: list[tuple[int, PtxLine]] = field(default_factory=list)
-    cta_group: tuple[int, int] | None = None
-    """The first .cta_group seen, and its line."""
-
-    passed: list[str] = field(default_factory=list)
-    """Runs of plain lines passed while a tcgen05.ld was pending (``every=False``): their reads are
-    applied only where the pending loads are looked at (:meth:`settle`), or where they grow long; a
-    pending window mostly ends at a ``tcgen05.wait::ld``, a label or a branch, where they do not count."""
-    passed_chars: int = 0
-
-    def drop_pending(self) -> None:
-        self.pending_ld.clear()
-        self.pending_st.clear()
-        self.passed.clear()
-        self.passed_chars = 0
-
-    def settle(self) -> None:
-        """Apply the reads of the runs passed (in one piece: a read completes a load whatever its order)."""
-        if self.passed:
-            text = "".join(self.passed)
-            self.passed.clear()
-            self.passed_chars = 0
-            _read(self, run_reads(text))
 
 
 @dataclass
@@ -185,7 +119,7 @@ def events(
             if head in BRANCHES or opcode.startswith(RELEASES):
                 return False
             if fn.pending_ld:
-                _read(fn, read_by(head, rest) + _guard(code))
+                fn.read(read_by(head, rest) + _guard(code))
         if not fn.pending_ld and not fn.pending_st:
             gate.skip, gate.watch, gate.watch_run = True, None, None
         return True
@@ -193,10 +127,7 @@ def events(
     def watch_run(text: str) -> None:
         # A run of plain lines while something is pending (gate.runs): its reads kept for later.
         if fn.pending_ld:
-            fn.passed.append(text)
-            fn.passed_chars += len(text)
-            if fn.passed_chars > MAX_PASSED_CHARS:
-                fn.settle()
+            fn.passed_run(text)
         if not fn.pending_ld and not fn.pending_st:
             gate.skip, gate.watch, gate.watch_run = True, None, None
 
@@ -299,7 +230,7 @@ def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
     out: list[Event] = []
     parsed: PtxLine | None = None
     if pending:
-        _read(fn, read_by(head, rest) + _guard(text))
+        fn.read(read_by(head, rest) + _guard(text))
     if values is not None:  # eager: follow every register (lazy ones are looked for when asked)
         try:
             parsed = fn.constants.follow(text, opcode, head, rest)
@@ -317,18 +248,6 @@ def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
 def _guard(text: str) -> list[str]:
     """The register a guard (``@%p1``, ``@!%p1``) reads, which the instruction's operands do not hold."""
     return registers(text.split(None, 1)[0]) if text[:1] == "@" else []
-
-
-def _read(fn: FunctionState, names: list[str]) -> None:
-    """Registers read: a pending ld whose destinations have all been read is complete."""
-    if not names:
-        return
-    done = False
-    for p in fn.pending_ld:
-        p.unread.difference_update(names)
-        done = done or not p.unread
-    if done:
-        fn.pending_ld = [p for p in fn.pending_ld if p.unread]
 
 
 def _hazards(s: Statement, fn: FunctionState, what: str) -> list[Event]:
@@ -361,7 +280,7 @@ def _tcgen05(s: Statement, fn: FunctionState, footprint: Footprint | None, lazy:
             fn.settle()  # before its own reads, hazards, a new pending load
     if fn.pending_ld:  # its reads (its operands but an ld's first, its guard) complete loads
         reads = [r for o in line.operands[1 if op == "ld" else 0 :] for r in registers(o)]
-        _read(fn, [*reads, line.guard.lstrip("!")] if line.guard else reads)
+        fn.read([*reads, line.guard.lstrip("!")] if line.guard else reads)
     if op.startswith("wait::ld"):
         fn.pending_ld.clear()
     elif op.startswith("wait::st"):

@@ -33,8 +33,9 @@ from tmemviz.families.explain.addresses import (
 )
 from tmemviz.ptx.line import PtxLine, opcode_of, parse_immediate, parse_statement
 from tmemviz.ptx.registers import NO_DESTINATION
+from tmemviz.ptx.state import Hazard
 from tmemviz.ptx.statements import collapse
-from tmemviz.ptx.stream import BRANCHES, Event, Hazard
+from tmemviz.ptx.stream import BRANCHES, Event
 
 _REGISTER = re.compile(r"%[\w$.]+")
 _MODELLED = frozenset(

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tmemviz.ptx.line import PtxLine
+from tmemviz.ptx.state import FunctionState, Hazard
 from tmemviz.ptx.statements import collapse
-from tmemviz.ptx.stream import Footprint, FunctionState, Hazard, events
+from tmemviz.ptx.stream import Footprint, events
 
 
 @dataclass
