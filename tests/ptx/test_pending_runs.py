@@ -172,3 +172,11 @@ def test_every_fixture_reads_the_same_with_small_pending_windows(monkeypatch: py
     for path in KERNELS:
         lines = lines_of(path)
         assert seen(Chunks(lines, 64)) == seen(lines), path.name
+
+
+def test_a_register_read_at_the_end_of_a_long_window_completes_its_load() -> None:
+    """The passed runs are read piece by piece until no load is pending: a read far on still counts."""
+    lines = window(["%r1", "%r3"] * 100 + ["%r2", "%r4"], "\tbar.sync 0;\n")
+    assert hazards(Chunks(lines, 1 << 12)) == hazards(lines) == []
+    lines = window(["%r1", "%r3"] * 100 + ["%r2"], "\tbar.sync 0;\n")
+    assert [h[3] for h in hazards(Chunks(lines, 1 << 12))] == [("%r4",)]

@@ -75,11 +75,18 @@ class FunctionState:
 
     def settle(self) -> None:
         """Apply the reads of the runs passed (in one piece: a read completes a load whatever its order)."""
-        if self.passed:
-            text = "".join(self.passed)
-            self.passed.clear()
-            self.passed_chars = 0
-            self.read(run_reads(text))
+        if not self.passed:
+            return
+        text = "".join(self.passed)
+        self.passed.clear()
+        self.passed_chars = 0
+        # Piece by piece, each twice the last: loads are mostly all read well before the window ends,
+        # and once none is pending the rest reads nothing that counts.
+        at, size = 0, 1024
+        while at < len(text) and self.pending_ld:
+            end = text.find("\n", at + size) + 1 or len(text)  # whole lines
+            self.read(run_reads(text[at:end]))
+            at, size = end, 2 * size
 
     def passed_run(self, text: str) -> None:
         """A run of plain lines passed while a load is pending: its reads wait for :meth:`settle`."""
