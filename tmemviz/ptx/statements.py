@@ -163,7 +163,10 @@ def statements(
             and reader.parts
             and "tcgen05" not in raw
             and "/*" not in raw
-            and not any(c in raw for c in ';{}"')
+            and ";" not in raw
+            and "{" not in raw
+            and "}" not in raw
+            and '"' not in raw
             and reader.size + len(raw) <= MAX_DIRECTIVE_CHARS
         ):
             reader.size += len(raw)  # the line continues a data directive (.b8 1 // ...) no one reads
