@@ -77,13 +77,13 @@ def test_a_pending_run_stops_at_what_does_more_than_read(line: str) -> None:
 
 @pytest.mark.parametrize("path", KERNELS, ids=[p.name for p in KERNELS])
 def test_every_pending_run_of_a_fixture_reads_what_its_lines_read(path: Path) -> None:
-    """From every line of every fixture, the run a pending window would pass: the same reads."""
+    """From every third line of every fixture, the run a pending window would pass: the same reads."""
     lines = lines_of(path)
     text = "".join(lines)
     at = 0
     tried = 0
-    for line in lines:
-        end = RUN_PENDING.match(text, at).end()
+    for number, line in enumerate(lines):
+        end = RUN_PENDING.match(text, at).end() if number % 3 == 0 else at  # from every third line
         if end > at:
             tried += 1
             run = text[at:end]
