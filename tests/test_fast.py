@@ -287,6 +287,9 @@ def test_a_changed_file_is_read_again(tmp_path: Path, monkeypatch: pytest.Monkey
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000))
     try:
         assert "poisoned" not in files.read_yaml(path)
+        assert list(files._cache().entries) != [key] and len(files._cache().entries) == 1  # the old one gone
+        on_disk = marshal.loads(next((tmp_path / "cache").glob("documents-*.marshal")).read_bytes())
+        assert key not in on_disk and len(on_disk) == 1
     finally:
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 

@@ -108,6 +108,11 @@ class _DocumentCache:
             # Only what comes back unchanged (shape files hold strings, numbers, lists, mappings).
             if marshal.loads(marshal.dumps(doc)) != doc:
                 return
+            # Another version of the same file (changed, or checked out again: a new mtime) is gone
+            # for good; kept, every one-shot command would load it again with the whole cache.
+            path = key.rsplit(":", 2)[0] + ":"
+            for old in [k for k in self.entries if k.startswith(path)]:
+                del self.entries[old]
             self.entries[key] = doc
             self.path.parent.mkdir(parents=True, exist_ok=True)
             from tmemviz.writing import write_atomic

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from tmemviz.catalog import Catalog
 from tmemviz.cli import complete
@@ -16,7 +16,9 @@ from tmemviz.code import DIALECTS, Code, as_written
 from tmemviz.draw import records
 from tmemviz.draw.table import DIM, Column, Styled, Table
 from tmemviz.errors import TmemvizError
-from tmemviz.ptx.line import PtxLine
+
+if TYPE_CHECKING:
+    from tmemviz.ptx.line import PtxLine
 
 Emit = Enum("Emit", {name.replace("-", "_"): name for name in (*DIALECTS, "all")}, type=str)  # type: ignore[misc]
 
@@ -51,9 +53,7 @@ def ptx(
 ) -> None:
     """Write one instruction as PTX, CUDA inline asm, cuda::ptx, CUTLASS, CuTe DSL or Gluon code."""
     found = catalog(layouts)
-    from tmemviz.ptx.line import is_instruction
-
-    if is_instruction(shape, "tcgen05.shift"):  # the shift family loads only for a shift line
+    if _is_line(shape, "tcgen05.shift"):  # the shift family loads only for a shift line
         given = {
             "--num": num,
             "--pack": pack or None,
@@ -147,9 +147,21 @@ def _shift_codes(
 
 def _line(shape: str) -> PtxLine | None:
     """SHAPE as a PTX line (guard, operands), or None for a name."""
-    from tmemviz.ptx.line import is_instruction, parse_line
+    if not _is_line(shape):
+        return None
+    from tmemviz.ptx.line import parse_line
 
-    return parse_line(shape) if is_instruction(shape) else None
+    return parse_line(shape)
+
+
+def _is_line(shape: str, prefix: str = "tcgen05.") -> bool:
+    """Whether SHAPE is a PTX statement starting with ``prefix`` (:func:`tmemviz.ptx.line.is_instruction`);
+    the PTX reader loads only for text that holds the prefix at all (a name is the common case)."""
+    if prefix not in shape.lower():
+        return False
+    from tmemviz.ptx.line import is_instruction
+
+    return is_instruction(shape, prefix)
 
 
 def _shown(code: Code) -> str | None:

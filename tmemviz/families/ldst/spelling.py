@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
 from tmemviz.families.ldst.layout import Instruction, Written, make_instruction
 from tmemviz.families.ldst.reduction import RED_OPS, RED_TYPES, Reduction
 from tmemviz.families.ldst.shapes import KIND
-from tmemviz.ptx.line import Address, PtxLine, is_instruction, parse_immediate, parse_line
 from tmemviz.tmem import parse_taddr
 from tmemviz.values import MAX_DIGITS, agree, digits, parse_int, too_long
+
+if TYPE_CHECKING:
+    from tmemviz.ptx.line import Address, PtxLine
 
 _CUTLASS = re.compile(r"^(?:sm100_tmem_(load|store)_)?(\d+dp\d+b)(\d+)x(_16b)?$", re.IGNORECASE)
 _NUM = re.compile(r"^\.?x?(\d+)$", re.IGNORECASE)
@@ -73,7 +76,11 @@ def parse_spelling(text: str) -> Spelling:
     if m:
         op = {"load": "ld", "store": "st"}.get((m.group(1) or "").lower())
         return Spelling(m.group(2), digits(m.group(3), ".num"), bool(m.group(4)) or None, op)
-    line = parse_line(text) if is_instruction(text) else None
+    line = None
+    if "tcgen05." in text.lower():  # a PTX statement (its reader loads only then: a name is the common case)
+        from tmemviz.ptx.line import is_instruction, parse_line
+
+        line = parse_line(text) if is_instruction(text) else None
     opcode, _, operands = (line.opcode, "", "") if line else text.partition(" ")
     tokens = [t for t in opcode.split(".") if t]
     if not tokens:
@@ -181,6 +188,8 @@ def _split_offset(text: str) -> int:
     word = text.strip()
     if len(word) > MAX_DIGITS + 3:
         raise TmemvizError(too_long("the split offset (immHalfSplitoff)", word))
+    from tmemviz.ptx.line import parse_immediate
+
     value = parse_immediate(word)
     if value is None:
         raise TmemvizError(
