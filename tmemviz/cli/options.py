@@ -13,7 +13,6 @@ from tmemviz.api import KINDS as KINDS  # re-exported: the families a SHAPE may 
 from tmemviz.api import catalog as user_catalog
 from tmemviz.catalog import Catalog
 from tmemviz.cli.params import Option
-from tmemviz.draw.table import View
 from tmemviz.errors import TmemvizError
 from tmemviz.families.cp.shapes import KIND as CP
 from tmemviz.families.ldst.shapes import KIND as LDST
@@ -21,6 +20,7 @@ from tmemviz.values import parse_int
 
 if TYPE_CHECKING:
     from tmemviz.draw.document import Document
+    from tmemviz.draw.table import View
 
 
 class TableFormat(str, Enum):
