@@ -52,18 +52,20 @@ class Effect(NamedTuple):
     forgotten when not worth it) or "forget" (anything else that writes them)."""
 
     kind: str
-    names: list[str]
+    names: tuple[str, ...]
     head: str
     opcode: str
     rest: str
 
 
+@functools.lru_cache(maxsize=4096)
 def effect(text: str) -> Effect | None:
     """What the instruction ``text`` (no ``;``) does to the registers it writes, as the eager tracker
-    reads it; None when it writes none (or is a tcgen05 instruction that cannot be read).
+    reads it; None when it writes none (or is a tcgen05 instruction that cannot be read). Remembered
+    for the last few thousand texts: a search meets the same statements in function after function.
 
     >>> effect("@%p1 mov.b32 %r6, 5").kind, effect("ld.global.b32 %r6, [%rd1]").names
-    ('constant', ['%r6'])
+    ('constant', ('%r6',))
     >>> effect("st.global.b32 [%rd1], %r6") is None
     True
     """
@@ -74,10 +76,10 @@ def effect(text: str) -> Effect | None:
             return None  # not read: the tracker keeps every register as it was
         tokens = line.qualifiers
         if len(tokens) >= 2 and tokens[0] == "tcgen05":
-            names = destinations(line)
+            names = tuple(destinations(line))
             return Effect("forget", names, "tcgen05", line.opcode, "") if names else None
     opcode, head, rest = opcode_head_rest(text)
-    names = written_names(rest)
+    names = tuple(written_names(rest))
     if head in CONSTANT_OPS:
         return Effect("constant", names, head, opcode, rest)
     if head not in NO_DESTINATION and rest[:1] not in "[(" and names:

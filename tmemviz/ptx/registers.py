@@ -8,6 +8,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -34,6 +35,7 @@ def written_names(rest: str) -> list[str]:
     return registers(rest[: rest.find("}")] if rest[:1] == "{" else rest.split(",", 1)[0])
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_constant_op(text: str, opcode: str, rest: str) -> PtxLine:
     """A constant op's :class:`PtxLine`: ``op.type %d, a, b`` split where its commas are (what
     :func:`parse_line` gives, faster), anything else parsed."""

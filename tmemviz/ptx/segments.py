@@ -16,7 +16,7 @@ class Segment:
 
     __slots__ = ("count", "first", "starts", "text")
 
-    WALK = 8
+    WALK = 64
     """Lines walked from the nearer end to find where one starts; past that, every line's start is
     worked out once (a search is mostly asked near an end: where the last one stopped)."""
 
