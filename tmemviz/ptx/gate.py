@@ -150,16 +150,13 @@ RUN_PENDING = runs(pending=True)
 
 def run_end(text: str, pos: int, end: int, longest: int, labels: bool = False, pending: bool = False) -> int:
     """Where the run of :func:`runs` (``longest``, ``labels``, ``pending``) from ``pos`` ends in
-    ``text[:end]``: matched without the bound on each line, which is looked for only when the run is
-    longer than it.
+    ``text[:end]``: matched without the bound on each line where the text to match is shorter than it
+    (no line there can be longer).
 
     >>> run_end("\\tmov.b32 %r1, 0;\\n\\tadd.s32 %r1, %r1, 123456;\\n", 0, 44, 20)
     17
     """
-    stop = runs(None, labels, pending).match(text, pos, end).end()
-    if stop - pos > longest and max(map(len, text[pos:stop].split("\n"))) >= longest:
-        stop = runs(longest, labels, pending).match(text, pos, end).end()  # an overlong line stops it
-    return stop
+    return runs(None if end - pos <= longest else longest, labels, pending).match(text, pos, end).end()
 
 
 class Blocks:
