@@ -96,3 +96,16 @@ def test_reads_and_writes() -> None:
     line = parse_line("@!%p2 cvt.rn.f16x2.f32 %r9, %r2, %r1;")
     assert (destinations(line), sources(line)) == (["%r9"], ["%p2", "%r2", "%r1"])
     assert c.describe(c.choice(c.const(1), c.const(2))) == "one of 0x00000001, 0x00000002"
+
+
+@given(st.lists(st.tuples(U32, U32), min_size=1, max_size=6))
+def test_a_remembered_evaluation_is_the_evaluation_for_those_values(pairs: list[tuple[int, int]]) -> None:
+    """registers.evaluated answers a statement again from what it gave for the same values only."""
+    from tmemviz.ptx.registers import evaluate, evaluated
+
+    for text in ("or.b32 %r3, %r1, %r2;", "selp.b32 %r3, %r1, %r2, %p1;", "mov.b64 %rd3, {%r1, %r2};",
+                 "shl.b32 %r3, %r1, 3;", "add.s32 %r3, %r1, %r2;"):  # fmt: skip
+        line = parse_line(text)
+        for a, b in pairs + pairs[::-1]:
+            got = {"%r1": c.const(a), "%r2": c.const(b) if b % 3 else None}.get
+            assert evaluated(line, destinations(line), got) == evaluate(line, destinations(line), got)

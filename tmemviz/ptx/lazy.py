@@ -32,7 +32,7 @@ from tmemviz.ptx.registers import (
     Constants,
     applied,
     destinations,
-    evaluate,
+    evaluated,
     parse_constant_op,
     worth_evaluating,
     written_names,
@@ -245,7 +245,7 @@ class Lazy:
             written = destinations(line)
             if name not in written:
                 return False, None
-            new = evaluate(line, written, lambda o: self._operand(o, where))
+            new = evaluated(line, written, lambda o: self._operand(o, where))
         except TmemvizError as exc:  # the statement is not read: the register keeps what it held
             if where not in self._reported:
                 self._reported.add(where)

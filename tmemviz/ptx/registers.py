@@ -142,7 +142,7 @@ class Constants:
         written = destinations(line)
         if not written:
             return
-        new = evaluate(line, written, self.get)
+        new = evaluated(line, written, self.get)
         for name in written:
             value = applied(line, name, new, self.values.get(name))
             if value is None:
@@ -210,6 +210,41 @@ def evaluate(line: PtxLine, written: list[str], get: Callable[[str], c.Value | N
     if head == "prmt" and parts[1:] == ["b32"] and len(args) == 3:
         return {d: c.permute(args[0], args[1], args[2])}  # type: ignore[arg-type]
     return {}
+
+
+_EVALUATED: dict[PtxLine, tuple[tuple[str, ...], dict[tuple[Any, ...], dict[str, c.Value]]]] = {}
+"""Per statement, the operands :func:`evaluate` asks for and what it gave for each of their values."""
+
+
+def evaluated(line: PtxLine, written: list[str], get: Callable[[str], c.Value | None]) -> dict[str, c.Value]:
+    """:func:`evaluate`, remembered: what it asks of ``get`` depends on the statement alone, and what it
+    gives on the statement and those values; a module repeats its statements (inlined helpers, unrolled
+    loops, kernel after kernel) with the same values. The last few thousand statements are kept.
+
+    >>> line = parse_constant_op("or.b32 %r3, %r1, 16", "or.b32", "%r3, %r1, 16")
+    >>> evaluated(line, ["%r3"], {"%r1": c.const(1)}.get) == evaluate(line, ["%r3"], {"%r1": c.const(1)}.get)
+    True
+    """
+    seen = _EVALUATED.get(line)
+    if seen is not None:
+        operands, results = seen
+        values = tuple(get(o) for o in operands)
+        new = results.get(values)
+        if new is None:
+            new = results[values] = evaluate(line, written, get)
+        return new
+    asked: list[tuple[str, c.Value | None]] = []
+
+    def recorded(operand: str) -> c.Value | None:
+        value = get(operand)
+        asked.append((operand, value))
+        return value
+
+    new = evaluate(line, written, recorded)
+    if len(_EVALUATED) >= 4096:
+        _EVALUATED.clear()
+    _EVALUATED[line] = (tuple(o for o, _ in asked), {tuple(v for _, v in asked): new})
+    return new
 
 
 _ARITY = {"selp": 2, "or": 2, "and": 2, "xor": 2, "shl": 2, "shr": 2, "add": 2, "cvt": 1, "prmt": 3}
