@@ -219,7 +219,8 @@ _EVALUATED: dict[PtxLine, tuple[tuple[str, ...], dict[tuple[Any, ...], dict[str,
 def evaluated(line: PtxLine, written: list[str], get: Callable[[str], c.Value | None]) -> dict[str, c.Value]:
     """:func:`evaluate`, remembered: what it asks of ``get`` depends on the statement alone, and what it
     gives on the statement and those values; a module repeats its statements (inlined helpers, unrolled
-    loops, kernel after kernel) with the same values. The last few thousand statements are kept.
+    loops, kernel after kernel) with the same values. The last few thousand statements are kept, and
+    for each the last few dozen values.
 
     >>> line = parse_constant_op("or.b32 %r3, %r1, 16", "or.b32", "%r3, %r1, 16")
     >>> evaluated(line, ["%r3"], {"%r1": c.const(1)}.get) == evaluate(line, ["%r3"], {"%r1": c.const(1)}.get)
@@ -231,6 +232,8 @@ def evaluated(line: PtxLine, written: list[str], get: Callable[[str], c.Value | 
         values = tuple(get(o) for o in operands)
         new = results.get(values)
         if new is None:
+            if len(results) >= 64:  # one statement met with ever new values (a counter): not kept
+                results.clear()
             new = results[values] = evaluate(line, written, get)
         return new
     asked: list[tuple[str, c.Value | None]] = []
