@@ -82,7 +82,7 @@ class FunctionState:
         self.passed_chars = 0
         # Piece by piece, each twice the last: loads are mostly all read well before the window ends,
         # and once none is pending the rest reads nothing that counts.
-        at, size = 0, 1024
+        at, size = 0, 256
         while at < len(text) and self.pending_ld:
             end = text.find("\n", at + size) + 1 or len(text)  # whole lines
             self.read(run_reads(text[at:end]))
