@@ -64,15 +64,15 @@ def test_runs_are_taken_in_a_real_kernel() -> None:
     lines = lines_of(Path(__file__).parents[1] / "kernels" / "cute_dsl_fmha.ptx")
     taken: list[int] = []
     pending: list[int] = []
-    run = gate.Blocks.run
+    run = gate.Blocks._run
 
-    def counted(self, max_chars, labels, waiting=False):  # type: ignore[no-untyped-def]
-        found = run(self, max_chars, labels, waiting)
+    def counted(self, pos, least, max_chars, labels, waiting):  # type: ignore[no-untyped-def]
+        found = run(self, pos, least, max_chars, labels, waiting)
         (pending if waiting else taken).append(found[1])
         return found
 
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(gate.Blocks, "run", counted)
+        m.setattr(gate.Blocks, "_run", counted)
         list(events(Chunks(lines, 1 << 20)))
     assert sum(taken) + sum(pending) > len(lines) / 2
     assert sum(pending) > 500  # the lines that read a tcgen05.ld's registers, too
@@ -304,3 +304,19 @@ def test_a_run_matched_without_its_bound_ends_where_the_bounded_one_ends(longest
             for pos in starts[::5]:
                 want = bounded.match(text, pos).end()
                 assert run_end(text, pos, len(text), longest, labels, pending) == want, (path.name, pos)
+
+
+def test_a_run_can_be_taken_from_the_next_line_before_it_is_given() -> None:
+    """Blocks.run_next: the lines after the one given last, up to the next tcgen05 line, never past the
+    block's end; the line it stops at is given next."""
+    from tmemviz.ptx.gate import Blocks
+
+    text = "\tmov.b32 %r1, 1;\n\tadd.s32 %r1, %r1, 1;\n\t// c\n\ttcgen05.wait::st.sync.aligned;\n\tret;\n"
+    source = Blocks([text, "\tmov.b32 %r2, 2;\n"])
+    assert next(source) == "\tmov.b32 %r1, 1;\n"
+    assert source.run_next(1 << 16, False) == ("\tadd.s32 %r1, %r1, 1;\n\t// c\n", 2)
+    assert source.run_next(1 << 16, False) == ("", 0)  # a tcgen05 line is no run's
+    assert next(source) == "\ttcgen05.wait::st.sync.aligned;\n"
+    assert source.run_next(1 << 16, False) == ("\tret;\n", 1)
+    assert source.run_next(1 << 16, False) == ("", 0)  # the block is done: the next one is given as lines
+    assert list(source) == ["\tmov.b32 %r2, 2;\n"]

@@ -196,15 +196,24 @@ class Blocks:
         line of the next ``tcgen05`` and the end of the block, none longer than ``max_chars``, and how
         many lines they are; the next line given is the one after them. ``("", 0)`` when it is no such
         line."""
-        text, pos = self._text, self._start
+        return self._run(self._start, self._pos, max_chars, labels, pending)
+
+    def run_next(self, max_chars: int, labels: bool, pending: bool = False) -> tuple[str, int]:
+        """:meth:`run` from the line after the one given last, before it is given (not made a string only
+        to be passed over); ``("", 0)`` when it starts no run or the block ends before it."""
+        return self._run(self._pos, self._pos + 1, max_chars, labels, pending)
+
+    def _run(self, pos: int, least: int, max_chars: int, labels: bool, pending: bool) -> tuple[str, int]:
+        """The run from ``pos`` if it reaches ``least`` at least."""
+        text = self._text
         found = self._next
         if 0 <= found < pos:
             found = self._next = text.find("tcgen05", pos)
         end = len(text) if found < 0 else text.rfind("\n", 0, found) + 1
-        if end < self._pos:
+        if end < least:
             return "", 0
         end = run_end(text, pos, end, max_chars, labels, pending)
-        if end < self._pos:
+        if end < least:
             return "", 0
         self._pos = end
         return text[pos:end], text.count("\n", pos, end)

@@ -91,6 +91,7 @@ def statements(
     blocks = getattr(lines, "blocks", None)  # a file's blocks: runs of skipped lines found in its text
     source = Blocks(blocks()) if blocks is not None else None
     it = source if source is not None else iter(lines)
+    ahead = False  # the lines after a statement were passed as a run before the next was given
     for raw in it:
         number += 1  # a piece without its newline is still one line to its reader
         keep = gate.keep
@@ -102,7 +103,7 @@ def statements(
                 append = keep.append
                 number -= 1  # counted again below
                 first = raw
-                ran = False  # the line after a run is one it stopped at: not tried again
+                ran, ahead = ahead, False  # the line after a run is one it stopped at: not tried again
                 for raw in chain((first,), it):
                     number += 1
                     if source is not None and not ran and (skip or gate.watch_run is not None):
@@ -194,6 +195,18 @@ def statements(
                     if not code:
                         continue
             yield new(Statement, ("directive" if code[0] == "." else "instruction", code, number, number))
+            keep = gate.keep
+            if source is not None and keep is not None and (gate.skip or gate.watch_run is not None):
+                # The lines after it the gate passes, taken before the next is made a string.
+                run, count = source.run_next(max_chars, gate.labels, not gate.skip)
+                if count:
+                    if not gate.skip:
+                        gate.watch_run(run)  # type: ignore[misc]
+                    keep.append(run)
+                    number += count
+                    ahead = True
+                    if (len(keep) > Gate.SEAL or len(run) > Gate.SEAL_CHARS) and gate.seal:
+                        gate.seal()
             continue
         if idle:  # other whole lines a reader between statements needs no state for
             if not code or code[:2] == "//":
