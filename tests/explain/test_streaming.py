@@ -34,6 +34,35 @@ def test_streamed_json_is_the_documents_json() -> None:
         assert streamed([path]) == tmemviz.explain([path]).to_json()
 
 
+def test_sass_between_ptx_modules_streams_as_the_document() -> None:
+    """A PTX module's repeats are written from one shared record (ops.Explainer.shared); a SASS listing's
+    records are rewritten on the way and are not: the same bytes either way, in any order."""
+    sass = sorted(FIXTURES.glob("*.sass"))
+    paths = [FIXTURES / "cute_dsl_fmha.ptx", *sass, FIXTURES / "cute_dsl_scaled_nvf4.ptx", sass[0]]
+    assert streamed(paths) == tmemviz.explain(paths).to_json()
+    seen: list[tuple[str, bool]] = []
+
+    class Spy(Explainer):
+        def __call__(self, line, statement, parsed, fn, module):  # type: ignore[no-untyped-def]
+            seen.append((getattr(module, "language", "ptx"), self.shared))
+            return super().__call__(line, statement, parsed, fn, module)
+
+    spy = Spy(catalog())
+    write_json(scanned(paths, None, spy), spy, io.BytesIO().write, NOTES)
+    assert {kind: shared for kind, shared in seen} == {"ptx": True, "sass": False} and not spy.shared
+
+
+def test_a_repeat_is_the_statements_one_shared_record_while_streaming() -> None:
+    lines = (FIXTURES / "cute_dsl_fmha.ptx").read_text().splitlines()
+    explainer = Explainer(catalog())
+    explainer.lazy_cells = explainer.shared = True
+    made = list(records(Module("k.ptx"), lines, explainer))
+    assert len({id(r) for r in made}) < len(made)  # the same dict, its head set each time
+    explainer.shared = False
+    fresh = list(records(Module("k.ptx"), lines, explainer))
+    assert len({id(r) for r in fresh}) == len(fresh)  # not shared: every record its own
+
+
 def test_cli_json_to_stdout_and_to_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = FIXTURES / "cutlass_atoms.ptx"
     text = ok(capsys, "explain", str(path), "-f", "json")

@@ -129,7 +129,8 @@ class Made:
     after ``function`` once written (:meth:`Memo.tail`); :meth:`Explainer.text_of` checks a copy is
     unchanged (``keys``, ``values``) before it writes it so."""
 
-    __slots__ = ("base", "cells", "keys", "messages", "parts", "ptx", "ptx_json", "size", "tail", "values")
+    __slots__ = ("base", "cells", "keys", "messages", "parts", "ptx", "ptx_json", "scratch", "size", "tail",
+                 "values")  # fmt: skip
 
     def __init__(self, record: dict[str, Any], messages: tuple[str, ...]) -> None:
         """``record``: as made, its head first (:func:`remember` checks); raises ValueError for a value
@@ -152,6 +153,8 @@ class Made:
         self.values = list(base.values())[3:]
         """What an unchanged copy holds after its head (checked before :meth:`text` answers for one)."""
         self.tail: bytes | None = None
+        self.scratch: dict[str, Any] | None = None
+        """The one copy handed out again and again while records are shared (ops.Explainer.shared)."""
         self.ptx: str | None = None
         self.ptx_json = ""
         """The statement text last written with this record, and its JSON string."""

@@ -46,6 +46,10 @@ class Explainer:
         self.layouts: dict[tuple[Any, ...], Any] = {}
         self.choices: dict[tuple[Any, ...], Any] = {}
         self.lazy_cells = False
+        self.shared = False
+        """Records are written as they are made and dropped, none changed nor kept (``explain -f json`` of a
+        PTX module, :mod:`~tmemviz.families.explain.stream`): a repeat's record is then its statement's one
+        scratch dict, its head set in place (no copy, no check that it is unchanged)."""
         """Records hold :class:`LazyCells` instead of cell dicts (the streamed JSON writes them from
         :meth:`cells_json`'s per-layout template: kernels repeat the same layout with other registers)."""
         self.templates: dict[tuple[Any, ...], str] = {}
@@ -128,8 +132,12 @@ class Explainer:
                 if made is not None:  # handed out as a copy too: the first record shares nothing either
                     self.memo.add(known, value, made)
                     record = made.record(line, statement, fn.name)
-        else:  # a repeat: a fresh copy of what the statement made, its warnings at this line
-            record = made.record(line, statement, fn.name)
+        else:  # a repeat: a fresh copy of what the statement made (or its scratch), its warnings here
+            record = (
+                made.record(line, statement, fn.name)
+                if not self.shared
+                else self._scratch(made, line, statement, fn.name)
+            )
             if made.messages:
                 for message in made.messages:
                     module.warnings.append(Warning(line, message))
@@ -142,7 +150,9 @@ class Explainer:
         made = self.last_made
         if made is None or record is not self.last:
             return None
-        if list(record) != made.keys or list(record.values())[3:] != made.values:
+        if not (self.shared and record is made.scratch) and (
+            list(record) != made.keys or list(record.values())[3:] != made.values
+        ):
             return None  # changed since it was made: written the slow way
         tail = made.tail
         if tail is None:
@@ -160,6 +170,16 @@ class Explainer:
         ptx_json, function_json = made.ptx_json, memo.function_json
         head = f'{{"line": {int.__repr__(line)}, "ptx": {ptx_json}, "function": {function_json}, '
         return head.encode(), tail
+
+    def _scratch(self, made: Made, line: int, statement: str, function: str | None) -> dict[str, Any]:
+        """A repeat's record while :attr:`shared`: the statement's one scratch copy, its head set here."""
+        record = made.scratch
+        if record is None:
+            record = made.scratch = made.record(line, statement, function)
+            self.memo.size += made.size
+        else:
+            record["line"], record["ptx"], record["function"] = line, statement, function
+        return record
 
     def _cells_once(self, cells: LazyCells) -> str:
         return self.cells_json(cells, keep=False)  # the record's text keeps it (memo.py)

@@ -41,6 +41,9 @@ def write_json(
     say("{\n" + (f' "notes": {json.dumps(notes)},\n' if notes else "") + ' "files": [\n')
     total = 0
     for index, (module, made) in enumerate(scanned):
+        # A PTX module's records come here from scan.records unchanged and are dropped once written:
+        # shared (ops.Explainer.shared). A SASS module's are rewritten on the way (sass_ops.py): copies.
+        explainer.shared = getattr(module, "language", "ptx") == "ptx"
         opened = False
         for record in made:
             if not opened:
@@ -64,6 +67,7 @@ def write_json(
         say(f', "warnings": {json.dumps(warnings)}{tail}}}')
         total += module.count
     say("\n ]\n}\n")
+    explainer.shared = False
     return total
 
 
