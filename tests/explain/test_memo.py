@@ -312,3 +312,26 @@ def test_a_constant_that_cannot_be_a_key_is_answered_afresh() -> None:
         fresh = Explainer(catalog())(5, text, parse_line(text), fn, Module("k.ptx"))  # type: ignore[arg-type]
         assert got == fresh and got["idesc"]["hex"] == "0x08200010"
     assert not any(known.made for known in explainer.memo.by_key.values())
+
+
+def test_loads_that_differ_in_their_base_register_share_cells_and_template() -> None:
+    """explain/ops.py: the cells depend on shape, .num, packing, origin and accesses, not on the base
+    register's name; an address immediate or another .num gives other cells. Each record is still the
+    one a fresh explainer makes of its statement."""
+    texts = ["tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1, %r2}, [%r9];",
+             "tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r3, %r4}, [%r10];",
+             "tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r5, %r6}, [%r11+16];",
+             "tcgen05.ld.sync.aligned.32x32b.x4.b32 {%r1, %r2, %r3, %r4}, [%r12];"]  # fmt: skip
+    lines = [".target sm_100a", ".visible .entry k()", "{", *texts, "}"]
+    explainer = Explainer(catalog())
+    explainer.lazy_cells = True
+    made = list(records(Module("k.ptx"), lines, explainer))
+    found = [explainer.layouts[r["cells"].key][1] for r in made]
+    assert found[0] is found[1] and found[2] is not found[0] and found[3] is not found[0]
+    assert len(explainer.cell_sets) == 3
+    for record, text in zip(made, texts, strict=True):
+        fresh = list(
+            records(Module("k.ptx"), [".target sm_100a", ".entry k()", "{", text, "}"], Explainer(catalog()))
+        )
+        assert json.loads(explainer.cells_json(record["cells"])) == fresh[0]["cells"]
+        assert record["base"] == fresh[0]["base"] and record["offset"] == fresh[0]["offset"]

@@ -46,13 +46,17 @@ class Explainer:
         self.layouts: dict[tuple[Any, ...], Any] = {}
         self.choices: dict[tuple[Any, ...], Any] = {}
         self.lazy_cells = False
+        """Records hold :class:`LazyCells` instead of cell dicts (the streamed JSON writes them from
+        :meth:`cells_json`'s per-layout template: kernels repeat the same layout with other registers)."""
         self.shared = False
         """Records are written as they are made and dropped, none changed nor kept (``explain -f json`` of a
         PTX module, :mod:`~tmemviz.families.explain.stream`): a repeat's record is then its statement's one
         scratch dict, its head set in place (no copy, no check that it is unchanged)."""
-        """Records hold :class:`LazyCells` instead of cell dicts (the streamed JSON writes them from
-        :meth:`cells_json`'s per-layout template: kernels repeat the same layout with other registers)."""
-        self.templates: dict[tuple[Any, ...], str] = {}
+        self.cell_sets: dict[tuple[Any, ...], Any] = {}
+        """An ld/st's cells by what decides them (shape, .num, packing, origin, accesses): statements that
+        differ in their base register only (an FMHA's loads from four buffers) share them and their JSON
+        template (:attr:`templates`, by the cells' identity)."""
+        self.templates: dict[int, str] = {}
         self.texts: dict[LazyCells, str] = {}
         """Cells JSON already written, by layout and register names: a kernel repeats an instruction
         (unrolled loops, inlined helpers) with the same registers; at most :data:`CACHED_CHARS` kept."""
@@ -77,11 +81,11 @@ class Explainer:
         text = self.texts.get(cells)
         if text is not None:
             return text
-        template = self.templates.get(cells.key)
         ins, found, _, _ = self.layouts[cells.key]
+        template = self.templates.get(id(found))  # found is kept in cell_sets: its id stays its own
         count = ins.registers_per_thread
         if template is None:
-            template = self.templates[cells.key] = answers.cells_template(found, count, ins.pack)
+            template = self.templates[id(found)] = answers.cells_template(found, count, ins.pack)
         names = [json.dumps(n) for n in cells.names or ()]
         text = template.format(*names, *["null"] * (count - len(names)))
         if keep and self._cached + len(text) <= CACHED_CHARS:
@@ -234,7 +238,11 @@ class Explainer:
         known = self.layouts.get(key)
         if known is None:
             ins = resolve(self.catalog, line.text)
-            known = self.layouts[key] = (ins, cells(ins), parse_spelling(line.text).address, None)
+            decides = (ins.shape.name, ins.num, ins.pack, ins.origin, ins.access_bases)
+            found = self.cell_sets.get(decides)
+            if found is None:
+                found = self.cell_sets[decides] = cells(ins)
+            known = self.layouts[key] = (ins, found, parse_spelling(line.text).address, None)
         ins, found, address, _ = known
         for warning in ins.warnings:
             module.warnings.append(Warning(n, warning))
