@@ -57,6 +57,8 @@ class Explainer:
         differ in their base register only (an FMHA's loads from four buffers) share them and their JSON
         template (:attr:`templates`, by the cells' identity)."""
         self.templates: dict[int, str] = {}
+        self.spots: dict[int, frozenset[tuple[int, int]]] = {}
+        """The (lane, column) pairs of each set of cells (:meth:`footprint`), by the cells' identity."""
         self.texts: dict[LazyCells, str] = {}
         """Cells JSON already written, by layout and register names: a kernel repeats an instruction
         (unrolled loops, inlined helpers) with the same registers; at most :data:`CACHED_CHARS` kept."""
@@ -104,7 +106,9 @@ class Explainer:
             return None  # not explained (yet): not remembered
         ins, found, address, spots = known
         if spots is None:
-            spots = frozenset((c.lane, c.col) for c in found)
+            spots = self.spots.get(id(found))  # found is kept in cell_sets: its id stays its own
+            if spots is None:
+                spots = self.spots[id(found)] = frozenset((c.lane, c.col) for c in found)
             self.layouts[_layout_key(line)] = (ins, found, address, spots)
         where = (address.base if address else None), spots
         self.memo.footprint(line, where)
