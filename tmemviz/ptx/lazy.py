@@ -158,8 +158,8 @@ class Lazy:
         self._reported: set[Position] = set()
         self._depth = 0
         self._asked: dict[str, tuple[Value | None, int, int]] = {}
-        """By register: what :meth:`get` answered last, and how many segments and statements read one
-        by one there were then (an MMA's descriptor is asked again at each MMA of a loop)."""
+        """By register: what :meth:`get` answered last, and how many pieces had been kept and statements
+        read one by one then (an MMA's descriptor is asked again at each MMA of a loop)."""
 
     def note(self, first: int, text: str) -> None:
         """An instruction read one by one (``first``: its first line); it is the point asked at next."""
@@ -172,7 +172,6 @@ class Lazy:
         """What ``operand`` (a register or an immediate) holds once the statement at :attr:`point` is
         done (a tcgen05.ld's own destinations are forgotten, as the eager tracker has them at its event)."""
         if operand[:1] == "%":
-            self._join()
             last = self._asked.get(operand)
             if last is not None and not self._written_since(operand, last[1], last[2]):
                 value = last[0]  # nothing since the last ask writes it: the same value
@@ -182,18 +181,21 @@ class Lazy:
                     value = self.value(operand, after)
                 except _TooDeep:
                     value = self._replay(operand, after)
-            self._asked[operand] = (value, len(self._segments), len(self._texts))
+            self._asked[operand] = (value, self._dropped + len(self.keep), len(self._texts))
             if value is not None:
                 return value
         number = parse_immediate(operand)
         return const(number, 64) if number is not None else None
 
-    def _written_since(self, name: str, segments: int, noted: int) -> bool:
-        """Whether ``name`` may be written in the segments from ``segments`` on or the statements read one
-        by one from ``noted`` on (True for any plain line that names it: the full search decides)."""
+    def _written_since(self, name: str, kept: int, noted: int) -> bool:
+        """Whether ``name`` may be written in the pieces kept from the ``kept``-th on or the statements read
+        one by one from the ``noted``-th on (True for any plain line that names it, or when those pieces
+        were let go since: the full search decides). The pieces are searched as kept, not joined."""
+        if kept < self._dropped:
+            return True
         whole = _whole(name)
-        for segment in self._segments[segments:]:
-            if whole.search(segment.text):
+        for piece in self.keep[kept - self._dropped :]:
+            if whole.search(piece):
                 return True
         for text in self._texts[noted:]:
             if name in text:

@@ -187,7 +187,8 @@ def statements(
             code = code[:-1].rstrip()
             if not code:
                 continue  # an empty statement (nvcc ends a declaration with a lone `;`)
-            if ":" in code:
+            colon = code.find(":")
+            if colon > 0 and code.find(".", 0, colon) < 0:  # a label's name holds no dot (tcgen05.x::y)
                 m = _LABEL.match(code)
                 if m is not None:
                     yield new(Statement, ("label", m.group(1), number, number))
