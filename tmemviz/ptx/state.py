@@ -74,7 +74,8 @@ class FunctionState:
         self.passed_chars = 0
 
     def settle(self) -> None:
-        """Apply the reads of the runs passed (in one piece: a read completes a load whatever its order)."""
+        """Apply the reads of the runs passed, in order, until no load is pending (a read completes a load
+        whatever came between, so applying them later gives what applying them line by line gave)."""
         if not self.passed:
             return
         text = "".join(self.passed)
