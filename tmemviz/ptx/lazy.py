@@ -42,7 +42,6 @@ from tmemviz.ptx.segments import Segment, finds, line_starts
 Position = tuple[int, int]
 """(line, order): a statement read one by one has its reading order (from 1); a plain line 0."""
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
-_UNASKED = object()
 _DEPTH = 200
 """Writes followed back before the chain is followed forward instead (Python's stack is not deep)."""
 
@@ -119,14 +118,34 @@ class _TooDeep(Exception):
     pass
 
 
-class _Known:
-    """``name in known``: whether a register holds known bits at ``where`` (for worth_evaluating)."""
+class _Sources:
+    """The values registers hold just before ``where``, each looked for once: a constant op asks its
+    sources whether they are known (:func:`worth_evaluating`), then for their values (``evaluated``).
+
+    ``name in sources``: whether ``name`` holds known bits there."""
 
     def __init__(self, lazy: Lazy, where: Position) -> None:
         self.lazy, self.where = lazy, where
+        self.seen: dict[str, Value | None] = {}
+
+    def value(self, name: str) -> Value | None:
+        if name not in self.seen:
+            self.seen[name] = self.lazy.value(name, self.where)
+        return self.seen[name]
 
     def __contains__(self, name: object) -> bool:
-        return self.lazy.value(str(name), self.where) is not None
+        name = str(name)  # the memo inline, not through value(): a chain of writes recurses through here
+        if name not in self.seen:
+            self.seen[name] = self.lazy.value(name, self.where)
+        return self.seen[name] is not None
+
+    def operand(self, operand: str) -> Value | None:
+        """A register's value, or an immediate's."""
+        value = self.value(operand) if operand[:1] == "%" else None
+        if value is not None:
+            return value
+        number = parse_immediate(operand)
+        return const(number, 64) if number is not None else None
 
 
 class Lazy:
@@ -153,8 +172,6 @@ class Lazy:
         self._last: dict[str, tuple[Position, tuple[Position, str] | None]] = {}
         self._values: dict[tuple[str, Position], Value | None] = {}
         """By register and the position of the write that set it: what it holds after that write."""
-        self._at: dict[tuple[str, Position], Value | None] = {}
-        """By register and the position asked at: what it holds just before (:meth:`value`)."""
         self._reported: set[Position] = set()
         self._depth = 0
         self._asked: dict[str, tuple[Value | None, int, int]] = {}
@@ -206,21 +223,13 @@ class Lazy:
 
     def value(self, name: str, where: Position) -> Value | None:
         """What register ``name`` holds just before ``where``."""
-        # A constant op asks its sources twice at its place (is it worth evaluating, then the values):
-        # the second ask, and any later one there, is answered from :attr:`_at` without a search.
-        asked = (name, where)
-        known = self._at.get(asked, _UNASKED)
-        if known is not _UNASKED:
-            return known  # type: ignore[return-value]
         while True:
             found = self._last_write(name, where)
             if found is None:
-                self._at[asked] = None
                 return None
             key = (name, found[0])
             if key in self._values:
-                value = self._at[asked] = self._values[key]
-                return value
+                return self._values[key]
             self._depth += 1
             try:
                 if self._depth > _DEPTH:
@@ -229,7 +238,7 @@ class Lazy:
             finally:
                 self._depth -= 1
             if done:
-                self._values[key] = self._at[asked] = value
+                self._values[key] = value
                 return value
             where = found[0]  # the statement changed nothing: what came before it stands
 
@@ -240,28 +249,22 @@ class Lazy:
             return False, None
         if e.kind == "forget":
             return True, None
-        if e.opcode.endswith(".pred") or not worth_evaluating(e.head, e.rest, _Known(self, where)):
+        sources = _Sources(self, where)
+        if e.opcode.endswith(".pred") or not worth_evaluating(e.head, e.rest, sources):
             return True, None
         try:
             line = parse_constant_op(text, e.opcode, e.rest)
             written = destinations(line)
             if name not in written:
                 return False, None
-            new = evaluated(line, written, lambda o: self._operand(o, where))
+            new = evaluated(line, written, sources.operand)
         except TmemvizError as exc:  # the statement is not read: the register keeps what it held
             if where not in self._reported:
                 self._reported.add(where)
                 self.problems.append((where[0], f"not read as PTX: {exc}"))
             return False, None
-        old = self.value(name, where) if line.guard and name in new else None
+        old = sources.value(name) if line.guard and name in new else None
         return True, applied(line, name, new, old)
-
-    def _operand(self, operand: str, where: Position) -> Value | None:
-        value = self.value(operand, where) if operand[:1] == "%" else None
-        if value is not None:
-            return value
-        number = parse_immediate(operand)
-        return const(number, 64) if number is not None else None
 
     # -- finding the last write ------------------------------------------------------------------
 
