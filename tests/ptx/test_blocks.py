@@ -233,8 +233,9 @@ def test_the_default_run_is_the_one_the_reader_uses() -> None:
     from tmemviz.ptx.gate import runs
     from tmemviz.ptx.statements import MAX_STATEMENT_CHARS
 
-    assert RUN.pattern == runs(MAX_STATEMENT_CHARS, False).pattern
-    assert RUN_NO_LABELS.pattern == runs(MAX_STATEMENT_CHARS, True).pattern
+    assert RUN.pattern == runs(None, False).pattern  # what run_end matches where no line is too long
+    assert RUN_NO_LABELS.pattern == runs(None, True).pattern
+    assert runs(MAX_STATEMENT_CHARS, False).pattern != RUN.pattern  # the bounded one, for long runs
 
 
 def _respaced(lines: list[str], rng: random.Random, names: list[str]) -> list[str]:

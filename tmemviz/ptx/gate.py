@@ -142,10 +142,11 @@ def runs(longest: int | None = 1 << 16, labels: bool = False, pending: bool = Fa
     return re.compile(rf"(?:{line[:-2]}|[ \t]*+\{{[ \t]*+\n{line}[ \t]*+\}}[ \t]*+\n)*+")
 
 
-RUN = runs()
-""":func:`runs` for the longest statement read (``statements.MAX_STATEMENT_CHARS``)."""
-RUN_NO_LABELS = runs(labels=True)
-RUN_PENDING = runs(pending=True)
+RUN = runs(None)
+""":func:`runs` as the reader matches it where no line can be too long (:func:`run_end`): the one
+compiled here is the one used."""
+RUN_NO_LABELS = runs(None, labels=True)
+RUN_PENDING = runs(None, pending=True)
 
 
 def run_end(text: str, pos: int, end: int, longest: int, labels: bool = False, pending: bool = False) -> int:
