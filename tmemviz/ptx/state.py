@@ -68,8 +68,13 @@ class FunctionState:
     passed_chars: int = 0
 
     def drop_pending(self) -> None:
-        self.pending_ld.clear()
+        self.loads_waited()
         self.pending_st.clear()
+
+    def loads_waited(self) -> None:
+        """Every pending load complete (``tcgen05.wait::ld``): what read them, passed or not, no longer
+        counts."""
+        self.pending_ld.clear()
         self.passed.clear()
         self.passed_chars = 0
 

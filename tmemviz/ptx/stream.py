@@ -120,14 +120,17 @@ def events(
                 return False
             if fn.pending_ld:
                 fn.read(read_by(head, rest) + _guard(code))
-        if not fn.pending_ld and not fn.pending_st:
-            gate.skip, gate.watch, gate.watch_run = True, None, None
+        unwatched()
         return True
 
     def watch_run(text: str) -> None:
         # A run of plain lines while something is pending (gate.runs): its reads kept for later.
         if fn.pending_ld:
             fn.passed_run(text)
+        unwatched()
+
+    def unwatched() -> None:
+        # Nothing pending any more: plain lines go by unread again.
         if not fn.pending_ld and not fn.pending_st:
             gate.skip, gate.watch, gate.watch_run = True, None, None
 
@@ -272,17 +275,14 @@ def _tcgen05(s: Statement, fn: FunctionState, footprint: Footprint | None, lazy:
         yield from _other(s, fn, False) or ()
         return
     op = tokens[1]
-    if fn.passed:
-        if op.startswith("wait::ld"):
-            fn.passed.clear()  # every pending load completes here: what read them no longer counts
-            fn.passed_chars = 0
-        else:
-            fn.settle()  # before its own reads, hazards, a new pending load
+    waits_ld = op.startswith("wait::ld")
+    if fn.passed and not waits_ld:
+        fn.settle()  # before its own reads, hazards, a new pending load
     if fn.pending_ld:  # its reads (its operands but an ld's first, its guard) complete loads
         reads = [r for o in line.operands[1 if op == "ld" else 0 :] for r in registers(o)]
         fn.read([*reads, line.guard.lstrip("!")] if line.guard else reads)
-    if op.startswith("wait::ld"):
-        fn.pending_ld.clear()
+    if waits_ld:
+        fn.loads_waited()
     elif op.startswith("wait::st"):
         fn.pending_st.clear()
     if fn.pending_ld and op.split("::")[0] in TMEM_WRITERS:
