@@ -20,7 +20,7 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -224,7 +224,18 @@ def text_lines(
     return TextLines(os.fspath(path), what, limit)
 
 
-class TextLines:
+class _Blocked:
+    """Text given as :meth:`blocks` of whole lines; iterated, its lines."""
+
+    __slots__ = ()
+    blocks: Callable[[], Iterator[str]]  # each subclass's own
+
+    def __iter__(self) -> Iterator[str]:
+        for text in self.blocks():
+            yield from lines_of(text)
+
+
+class TextLines(_Blocked):
     """:func:`text_lines`: iterated, the lines; :meth:`blocks`, the same text a block of whole lines at a
     time (what a reader that passes over many lines at once searches:
     :func:`tmemviz.ptx.statements.statements`)."""
@@ -233,10 +244,6 @@ class TextLines:
 
     def __init__(self, name: str, what: str, limit: int) -> None:
         self.name, self.what, self.limit = name, what, limit
-
-    def __iter__(self) -> Iterator[str]:
-        for text in self.blocks():
-            yield from lines_of(text)
 
     def blocks(self) -> Iterator[str]:
         """The text a block at a time: whole lines (``\\r\\n`` read as ``\\n``), the file's last at most
@@ -290,17 +297,13 @@ class TextLines:
                 stream.close()
 
 
-class Replayed:
+class Replayed(_Blocked):
     """Blocks already read (to look at a file's first lines), then the rest: :class:`TextLines` again."""
 
     __slots__ = ("read", "rest")
 
     def __init__(self, read: list[str], rest: Iterator[str]) -> None:
         self.read, self.rest = read, rest
-
-    def __iter__(self) -> Iterator[str]:
-        for text in self.blocks():
-            yield from lines_of(text)
 
     def blocks(self) -> Iterator[str]:
         read, self.read = self.read, []
