@@ -326,7 +326,7 @@ def test_loads_that_differ_in_their_base_register_share_cells_and_template() -> 
     explainer = Explainer(catalog())
     explainer.lazy_cells = True
     made = list(records(Module("k.ptx"), lines, explainer))
-    found = [explainer.layouts[r["cells"].key][1] for r in made]
+    found = [explainer.layouts[r["cells"].key][1].cells for r in made]
     assert found[0] is found[1] and found[2] is not found[0] and found[3] is not found[0]
     assert len(explainer.cell_sets) == 3
     for record, text in zip(made, texts, strict=True):

@@ -33,6 +33,18 @@ class LazyCells(NamedTuple):
     names: tuple[str, ...] | None
 
 
+class CellSet:
+    """One layout's cells, and what is worked out from them once: the JSON template of their records,
+    the (lane, column) pairs they touch."""
+
+    __slots__ = ("cells", "spots", "template")
+
+    def __init__(self, cells: tuple[Any, ...]) -> None:
+        self.cells = cells
+        self.template: str | None = None
+        self.spots: frozenset[tuple[int, int]] | None = None
+
+
 class Known:
     """What one statement needs before its register constant is looked up (its lowercased qualifiers,
     None for no tcgen05 instruction; the operand; an mma's reading), and what it made per value."""

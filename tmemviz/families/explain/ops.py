@@ -13,7 +13,7 @@ from typing import Any
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain import answers
-from tmemviz.families.explain.memo import Known, LazyCells, Made, Memo, remember
+from tmemviz.families.explain.memo import CellSet, Known, LazyCells, Made, Memo, remember
 from tmemviz.families.explain.scan import Function, Module, Warning
 from tmemviz.families.explain.short_ops import alloc, commit, fence, shift, wait
 from tmemviz.ptx.line import PtxLine
@@ -52,13 +52,9 @@ class Explainer:
         """Records are written as they are made and dropped, none changed nor kept (``explain -f json`` of a
         PTX module, :mod:`~tmemviz.families.explain.stream`): a repeat's record is then its statement's one
         scratch dict, its head set in place (no copy, no check that it is unchanged)."""
-        self.cell_sets: dict[tuple[Any, ...], Any] = {}
+        self.cell_sets: dict[tuple[Any, ...], CellSet] = {}
         """An ld/st's cells by what decides them (shape, .num, packing, origin, accesses): statements that
-        differ in their base register only (an FMHA's loads from four buffers) share them and their JSON
-        template (:attr:`templates`, by the cells' identity)."""
-        self.templates: dict[int, str] = {}
-        self.spots: dict[int, frozenset[tuple[int, int]]] = {}
-        """The (lane, column) pairs of each set of cells (:meth:`footprint`), by the cells' identity."""
+        differ in their base register only (an FMHA's loads from four buffers) share them."""
         self.texts: dict[LazyCells, str] = {}
         """Cells JSON already written, by layout and register names: a kernel repeats an instruction
         (unrolled loops, inlined helpers) with the same registers; at most :data:`CACHED_CHARS` kept."""
@@ -71,8 +67,8 @@ class Explainer:
 
     def preview(self, cells: LazyCells, count: int) -> tuple[list[dict[str, Any]], int]:
         """The first ``count`` cells of thread 0 (what the table shows) and how many thread 0 has."""
-        ins, found, _, _ = self.layouts[cells.key]
-        first = [c for c in found if c.thread == 0]
+        ins, cell_set, _ = self.layouts[cells.key]
+        first = [c for c in cell_set.cells if c.thread == 0]
         return answers.cell_records(first[:count], cells.names, ins.pack), len(first)
 
     def cells_json(self, cells: LazyCells, keep: bool = True) -> str:
@@ -83,11 +79,11 @@ class Explainer:
         text = self.texts.get(cells)
         if text is not None:
             return text
-        ins, found, _, _ = self.layouts[cells.key]
-        template = self.templates.get(id(found))  # found is kept in cell_sets: its id stays its own
+        ins, cell_set, _ = self.layouts[cells.key]
         count = ins.registers_per_thread
+        template = cell_set.template
         if template is None:
-            template = self.templates[id(found)] = answers.cells_template(found, count, ins.pack)
+            template = cell_set.template = answers.cells_template(cell_set.cells, count, ins.pack)
         names = [json.dumps(n) for n in cells.names or ()]
         text = template.format(*names, *["null"] * (count - len(names)))
         if keep and self._cached + len(text) <= CACHED_CHARS:
@@ -104,12 +100,10 @@ class Explainer:
         known = self.layouts.get(_layout_key(line))
         if known is None:
             return None  # not explained (yet): not remembered
-        ins, found, address, spots = known
+        _, cell_set, address = known
+        spots = cell_set.spots
         if spots is None:
-            spots = self.spots.get(id(found))  # found is kept in cell_sets: its id stays its own
-            if spots is None:
-                spots = self.spots[id(found)] = frozenset((c.lane, c.col) for c in found)
-            self.layouts[_layout_key(line)] = (ins, found, address, spots)
+            spots = cell_set.spots = frozenset((c.lane, c.col) for c in cell_set.cells)
         where = (address.base if address else None), spots
         self.memo.footprint(line, where)
         return where
@@ -243,11 +237,12 @@ class Explainer:
         if known is None:
             ins = resolve(self.catalog, line.text)
             decides = (ins.shape.name, ins.num, ins.pack, ins.origin, ins.access_bases)
-            found = self.cell_sets.get(decides)
-            if found is None:
-                found = self.cell_sets[decides] = cells(ins)
-            known = self.layouts[key] = (ins, found, parse_spelling(line.text).address, None)
-        ins, found, address, _ = known
+            cell_set = self.cell_sets.get(decides)
+            if cell_set is None:
+                cell_set = self.cell_sets[decides] = CellSet(cells(ins))
+            known = self.layouts[key] = (ins, cell_set, parse_spelling(line.text).address)
+        ins, cell_set, address = known
+        found = cell_set.cells
         for warning in ins.warnings:
             module.warnings.append(Warning(n, warning))
         vectors = line.vectors()
