@@ -16,6 +16,7 @@ from tmemviz.code import DIALECTS, Code, as_written
 from tmemviz.draw import records
 from tmemviz.draw.table import DIM, Column, Styled, Table
 from tmemviz.errors import TmemvizError
+from tmemviz.ptx.text import is_instruction
 
 if TYPE_CHECKING:
     from tmemviz.ptx.line import PtxLine
@@ -53,7 +54,7 @@ def ptx(
 ) -> None:
     """Write one instruction as PTX, CUDA inline asm, cuda::ptx, CUTLASS, CuTe DSL or Gluon code."""
     found = catalog(layouts)
-    if _is_line(shape, "tcgen05.shift"):  # the shift family loads only for a shift line
+    if is_instruction(shape, "tcgen05.shift"):  # the shift family loads only for a shift line
         given = {
             "--num": num,
             "--pack": pack or None,
@@ -147,21 +148,11 @@ def _shift_codes(
 
 def _line(shape: str) -> PtxLine | None:
     """SHAPE as a PTX line (guard, operands), or None for a name."""
-    if not _is_line(shape):
+    if not is_instruction(shape):
         return None
     from tmemviz.ptx.line import parse_line
 
     return parse_line(shape)
-
-
-def _is_line(shape: str, prefix: str = "tcgen05.") -> bool:
-    """Whether SHAPE is a PTX statement starting with ``prefix`` (:func:`tmemviz.ptx.line.is_instruction`);
-    the PTX reader loads only for text that holds the prefix at all (a name is the common case)."""
-    if prefix not in shape.lower():
-        return False
-    from tmemviz.ptx.line import is_instruction
-
-    return is_instruction(shape, prefix)
 
 
 def _shown(code: Code) -> str | None:

@@ -156,14 +156,11 @@ def show(
 
 def names_copy(found: Catalog, shape: str) -> bool:
     """Whether SHAPE spells a tcgen05.cp (a cp line, a UTCCP atom, or a name only cp knows)."""
-    word = shape.strip().lower()
-    if word.startswith(("tcgen05.cp", "sm100_utccp_")):
-        return True
-    if "tcgen05.cp" in word:  # a compiler's line may start with a guard (@%p1 tcgen05.cp...)
-        from tmemviz.ptx.line import is_instruction
+    from tmemviz.ptx.text import is_instruction
 
-        if is_instruction(word, "tcgen05.cp"):
-            return True
+    word = shape.strip().lower()
+    if word.startswith(("tcgen05.cp", "sm100_utccp_")) or is_instruction(word, "tcgen05.cp"):
+        return True  # is_instruction: a compiler's line may start with a guard (@%p1 tcgen05.cp...)
     head = word.split(".")[0] if not word.startswith(".") else word.split(".")[1]
     return found.find(LDST, head) is None and found.find(CP, head) is not None
 

@@ -19,15 +19,16 @@ import re
 from dataclasses import dataclass
 
 from tmemviz.errors import TmemvizError
+from tmemviz.ptx.text import GUARD as _GUARD
+from tmemviz.ptx.text import is_instruction as is_instruction  # re-exported: families import it here
+from tmemviz.ptx.text import strip_comment as strip_comment
 from tmemviz.tmem import lane_col
 
-_GUARD = re.compile(r"^@(!?)\s*(%?[\w$.]+)\s+")
 _OPCODE = re.compile(r"[^\s{\[]+")
 MAX_DIGITS = 40
 """An integer constant of PTX is at most 64 bits (PTX 4.5.1): 22 octal digits, 64 binary digits; longer
 digit strings are refused before Python converts them (it will not convert over 4,300 digits)."""
 _INT = re.compile(r"^([+-]?)(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?$")
-_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
 _GUARD_TOKEN = re.compile(r"@!?\s*%?[\w$.]+\s+")
 _OPERAND_START = re.compile(r"[\s{\[(]")
 _PLUS = re.compile(r"\s*\+\s*")
@@ -122,17 +123,6 @@ class PtxLine:
     def immediates(self) -> tuple[int, ...]:
         """Every operand that is an integer immediate, in order."""
         return tuple(v for v in (parse_immediate(o) for o in self.operands) if v is not None)
-
-
-def strip_comment(text: str) -> tuple[str, str | None]:
-    """Remove ``/* */`` comments and a trailing ``// comment``; return the code and the comment.
-
-    >>> strip_comment("tcgen05.wait::ld.sync.aligned; // wait")
-    ('tcgen05.wait::ld.sync.aligned; ', 'wait')
-    """
-    text = _BLOCK_COMMENT.sub(" ", text)
-    code, slashes, comment = text.partition("//")
-    return code, comment.strip() if slashes else None
 
 
 def parse_line(text: str) -> PtxLine:
@@ -322,16 +312,3 @@ def parse_vector(text: str) -> tuple[str, ...]:
     if not any(items) or "" in items:
         raise TmemvizError(f"'{text}' has an empty register in its vector")
     return items
-
-
-def is_instruction(text: str, prefix: str = "tcgen05.") -> bool:
-    """Whether ``text`` (a SHAPE argument, say) is a PTX statement starting with ``prefix``.
-
-    >>> is_instruction("@%p2 tcgen05.st.sync.aligned.16x64b.x8.b32 [%r2], {%r3};"), is_instruction("16x64b")
-    (True, False)
-    """
-    code = strip_comment(text)[0].lstrip()
-    m = _GUARD.match(code)
-    if m:
-        code = code[m.end() :]
-    return code.lower().startswith(prefix)

@@ -21,6 +21,7 @@ from tmemviz.errors import TmemvizError
 from tmemviz.families.ldst.layout import Instruction, Written, make_instruction
 from tmemviz.families.ldst.reduction import RED_OPS, RED_TYPES, Reduction
 from tmemviz.families.ldst.shapes import KIND
+from tmemviz.ptx.text import is_instruction
 from tmemviz.tmem import parse_taddr
 from tmemviz.values import MAX_DIGITS, agree, digits, parse_int, too_long
 
@@ -77,10 +78,10 @@ def parse_spelling(text: str) -> Spelling:
         op = {"load": "ld", "store": "st"}.get((m.group(1) or "").lower())
         return Spelling(m.group(2), digits(m.group(3), ".num"), bool(m.group(4)) or None, op)
     line = None
-    if "tcgen05." in text.lower():  # a PTX statement (its reader loads only then: a name is the common case)
-        from tmemviz.ptx.line import is_instruction, parse_line
+    if is_instruction(text):  # a PTX statement (its parser loads only then: a name is the common case)
+        from tmemviz.ptx.line import parse_line
 
-        line = parse_line(text) if is_instruction(text) else None
+        line = parse_line(text)
     opcode, _, operands = (line.opcode, "", "") if line else text.partition(" ")
     tokens = [t for t in opcode.split(".") if t]
     if not tokens:
