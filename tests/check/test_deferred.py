@@ -19,18 +19,12 @@ KERNELS = sorted((Path(__file__).parents[1] / "kernels").glob("*.ptx"))
 
 
 def seen(text: str, catalog: Catalog, defer: bool) -> tuple[Any, ...]:
-    """Findings, regions, and each kernel's allocs, tcgen05 statements and callees (a statement's
-    straight-line block by its rank in the kernel: only which statements share one matters)."""
+    """Findings, regions, and each kernel's allocs and tcgen05 statements."""
     checked = check_file("k.ptx", text.splitlines(keepends=True), catalog, defer=defer)
-    kernels = []
-    for k in checked.kernels:
-        blocks: dict[int, int] = {}
-        statements = [
-            (s.line, s.op, blocks.setdefault(s.block, len(blocks)), s.columns) for s in k.statements
-        ]
-        kernels.append(
-            (k.name, k.entry, k.line, [(a.line, a.columns) for a in k.allocs], statements, sorted(k.callees))
-        )
+    kernels = [
+        (k.name, k.line, [(a.line, a.columns) for a in k.allocs], [(s.line, s.op) for s in k.statements])
+        for k in checked.kernels
+    ]
     return [f.record() for f in checked.findings], repr(checked.regions), kernels
 
 

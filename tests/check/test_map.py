@@ -40,8 +40,37 @@ def test_pair_allocation_and_unplaced_accesses_are_said() -> None:
     spec = tmemviz.check(KERNELS / "check_cute_dsl_gemm_2cta.ptx").figure("auto")
     assert "each CTA of the pair" in spec.panels[0].title
     loop = tmemviz.check(KERNELS / "check_cutlass_tmem.ptx").figure("auto")
-    assert "not drawn: their address was not proved" in loop.caption
+    assert "not drawn" not in loop.caption, "the loop's loads are placed: its counter is followed"
     assert len(loop.panels) == 2
+    (checked,) = tmemviz.check(KERNELS / "check_cutlass_tmem.ptx").subject
+    lines = {r.line for r in checked.regions["_Z9gemm_tilePfmm"]}
+    loads = {i for i, text in enumerate((KERNELS / "check_cutlass_tmem.ptx").read_text().splitlines(), 1)
+             if "tcgen05.ld." in text and i < 230}  # fmt: skip
+    assert loads and loads <= lines
+    unplaced = tmemviz.check(text=_UNPLACED).figure("auto")
+    assert "1 tcgen05 access(es) not drawn" in unplaced.caption
+
+
+_UNPLACED = """.version 8.6
+.target sm_100a
+.address_size 64
+.visible .entry k(.param .u32 p)
+{
+.reg .b32 %r<9>;
+.extern .shared .align 16 .b8 smem[];
+mov.b32 %r1, smem;
+tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 32;
+ld.param.u32 %r2, [p];
+tcgen05.st.sync.aligned.32x32b.x1.b32 [%r2], {%r3};
+tcgen05.wait::st.sync.aligned;
+ld.shared.b32 %r4, [smem];
+tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r4, 32;
+tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 32;
+ld.shared.b32 %r5, [smem];
+tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r5, 32;
+ret;
+}
+"""
 
 
 def test_the_page_finds_a_line(tmp_path: Path) -> None:

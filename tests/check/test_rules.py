@@ -55,7 +55,7 @@ def good(cols: int = 64, extra: str = "") -> str:
 def test_rules_have_stable_unique_ids() -> None:
     assert [r.id for r in RULES] == [
         "alloc-columns", "outside-allocation", "never-freed", "dealloc-mismatch", "use-after-dealloc",
-        "cta-group-mixed", "target", "wait-ld",
+        "dealloc-twice", "cta-group-mixed", "target", "wait-ld",
     ]  # fmt: skip
     assert len(BY_ID) == len(RULES) and SEVERITIES == ("error", "warning", "note")
 
@@ -73,11 +73,15 @@ def test_a_correct_kernel_has_only_notes() -> None:
 def test_two_allocs_holding_more_than_the_sm_has() -> None:
     second = "mov.b32 %r6, smem;\nadd.s32 %r7, %r6, 8;\n"
     second += "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r7], {cols};\n"
-    text = good(256, second.format(cols=512))
+    free_second = (
+        "\nld.shared.b32 %r8, [%r7];\ntcgen05.dealloc.cta_group::1.sync.aligned.b32 %r8, {cols};\nret;"
+    )
+    text = good(256, second.format(cols=512)).replace("\nret;", free_second.format(cols=512))
     found = [(line, r) for line, _, r in findings(text)]
     assert found == [(line_of(text, "[%r7], 512"), "alloc-columns")]
-    assert findings(good(256, second.format(cols=256))) == []
-    (checked,) = tmemviz.check(text=good(256, second.format(cols=256))).subject
+    fits = good(256, second.format(cols=256)).replace("\nret;", free_second.format(cols=256))
+    assert findings(fits) == []
+    (checked,) = tmemviz.check(text=fits).subject
     assert "holds up to 512 of the SM's 512" in " ".join(f.message for f in checked.findings)
 
 
@@ -123,11 +127,18 @@ def test_an_interval_of_lanes_still_proves_columns() -> None:
     assert [r for _, _, r in found] == ["outside-allocation"]
 
 
-def test_no_conclusion_from_a_register_defined_twice() -> None:
-    """A loop-carried offset: the value seen first is not the value at every use."""
+def test_a_loop_carried_offset_is_judged_per_stage() -> None:
+    """A loop over four 64-column stages: each stage's offset (0, 64, 128, 192) is judged on its own."""
     body = "mov.b32 %r5, 0;\n$L1:\nadd.s32 %r3, %r2, %r5;\n" + LD.format(addr="%r3") + USE
     body += "add.s32 %r5, %r5, 64;\nsetp.lt.u32 %p1, %r5, 256;\n@%p1 bra $L1;\n"
-    assert findings(good(64, body)) == []
+    text = good(64, body)
+    found = findings(text)
+    assert found == [(line_of(text, "tcgen05.ld"), "error", "outside-allocation")]
+    (checked,) = tmemviz.check(text=text).subject
+    assert "columns 64..71" in next(f.message for f in checked.findings if f.rule == "outside-allocation")
+    assert findings(good(256, body)) == []
+    unbounded = body.replace("setp.lt.u32 %p1, %r5, 256", "setp.lt.u32 %p1, %r5, %r9")
+    assert findings(good(256, "ld.param.u32 %r9, [out];\n" + unbounded)) == [], "no stage is outside for sure"
 
 
 def test_no_conclusion_from_an_unknown_base_or_a_register_column_count() -> None:
@@ -157,11 +168,21 @@ def test_dealloc_mismatch() -> None:
     assert findings(text) == [(line_of(text, "tcgen05.dealloc"), "warning", "dealloc-mismatch")]
 
 
-def test_use_after_dealloc_on_the_same_path_only() -> None:
-    after = kernel(ALLOC.format(cols=64) + FREE.format(cols=64) + LD.format(addr="%r2") + USE)
-    assert "use-after-dealloc" in {r for _, _, r in findings(after)}
-    other_path = kernel(ALLOC.format(cols=64) + FREE.format(cols=64) + "$L9:\n" + LD.format(addr="%r2") + USE)
-    assert "use-after-dealloc" not in {r for _, _, r in findings(other_path)}
+def test_use_after_dealloc_on_every_path_or_some() -> None:
+    after = kernel(ALLOC.format(cols=64) + FREE.format(cols=64) + "$L9:\n" + LD.format(addr="%r2") + USE)
+    assert [(s, r) for _, s, r in findings(after)] == [("error", "use-after-dealloc")], "a label is no path"
+    guard = "ld.param.u32 %r9, [out];\nsetp.eq.u32 %p1, %r9, 0;\n@%p1 bra $L9;\n"
+    some = kernel(
+        ALLOC.format(cols=64) + guard + FREE.format(cols=64) + "$L9:\n" + LD.format(addr="%r2") + USE
+    )
+    assert ("warning", "use-after-dealloc") in [(s, r) for _, s, r in findings(some)]
+    before = kernel(ALLOC.format(cols=64) + LD.format(addr="%r2") + USE + FREE.format(cols=64))
+    assert findings(before) == []
+
+
+def test_dealloc_twice() -> None:
+    twice = kernel(ALLOC.format(cols=64) + FREE.format(cols=64) + FREE.format(cols=64))
+    assert findings(twice) == [(line_of(twice, "tcgen05.dealloc", 1), "error", "dealloc-twice")]
 
 
 def test_cta_group_mixed_names_the_odd_one() -> None:
@@ -183,11 +204,47 @@ def test_ld_red_outside_its_targets() -> None:
     assert findings(kernel(ALLOC.format(cols=32) + red + FREE.format(cols=32), "sm_103a")) == []
 
 
-def test_wait_ld_is_the_reader_hazard() -> None:
-    early = good(64, LD.format(addr="%r2") + "bar.sync 0;\n" + USE)
-    assert "wait-ld" in {r for _, _, r in findings(early)}
-    waited = good(64, LD.format(addr="%r2") + "tcgen05.wait::ld.sync.aligned;\nbar.sync 0;\n" + USE)
-    assert findings(waited) == []
+ST = "tcgen05.st.sync.aligned.32x32b.x1.b32 [{addr}], {{%r30}};\n"
+
+
+def wait_ld(text: str) -> list[str]:
+    (checked,) = tmemviz.check(text=text).subject
+    return [f.severity for f in checked.findings if f.rule == "wait-ld"]
+
+
+def test_wait_ld_a_release_before_a_later_write_meets_the_load() -> None:
+    """ISA: only wait::ld completes a load; a release is a warning where some later write meets its cells."""
+    later = ST.format(addr="%r2")
+    early = good(64, LD.format(addr="%r2") + "bar.sync 0;\n" + USE + later)
+    assert wait_ld(early) == ["warning"]
+    read_first = good(64, LD.format(addr="%r2") + USE + "bar.sync 0;\n" + later)
+    assert wait_ld(read_first) == ["note"], "ordered by the scoreboard on today's hardware only"
+    copied = good(64, LD.format(addr="%r2") + "mov.b32 %r31, %r10;\nbar.sync 0;\n" + USE + later)
+    assert wait_ld(copied) == ["warning"], "a copy waits for nothing"
+    nothing_later = good(64, LD.format(addr="%r2") + "bar.sync 0;\n" + USE)
+    assert wait_ld(nothing_later) == ["note"]
+    waited = good(64, LD.format(addr="%r2") + "tcgen05.wait::ld.sync.aligned;\nbar.sync 0;\n" + USE + later)
+    assert wait_ld(waited) == []
+
+
+def test_wait_ld_a_store_only_where_its_cells_meet_the_load() -> None:
+    meets = good(64, "add.s32 %r3, %r2, 4;\n" + LD.format(addr="%r2") + ST.format(addr="%r3") + USE)
+    assert wait_ld(meets) == ["warning"]
+    apart = good(64, "add.s32 %r3, %r2, 8;\n" + LD.format(addr="%r2") + ST.format(addr="%r3") + USE)
+    assert "warning" not in wait_ld(apart), "columns 8.. do not meet the load's 0..7"
+    own = good(
+        64, "tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r30}, [%r2];\n" + ST.format(addr="%r2") + "bar.sync 0;\n"
+    )
+    assert wait_ld(own) == ["warning"], "the store's own read of the loaded register comes after the check"
+
+
+def test_wait_st_before_a_load_of_the_same_cells() -> None:
+    text = good(64, ST.format(addr="%r2") + LD.format(addr="%r2") + USE)
+    assert wait_ld(text).count("warning") == 1
+    waited = good(
+        64, ST.format(addr="%r2") + "tcgen05.wait::st.sync.aligned;\n" + LD.format(addr="%r2") + USE
+    )
+    assert "warning" not in wait_ld(waited)
 
 
 def test_a_slot_read_before_the_alloc_in_the_text() -> None:

@@ -95,7 +95,7 @@ def test_property_events_never_raise() -> None:
         text = "".join(pieces)
         for e in events(text.splitlines(keepends=True), every=True):
             assert e.kind in ("target", "function", "tcgen05", "instruction", "label", "directive", "hazard",
-                              "problem")  # fmt: skip
+                              "problem", "open", "close")  # fmt: skip
         import tmemviz  # and what explain makes of it: records and warnings, never an exception
 
         tmemviz.explain(text=text).to_json()

@@ -1,7 +1,7 @@
 """A function read lazily until its first tcgen05 instruction, then replayed: ``check``'s fast path.
 
 ``check`` follows every statement of a function that uses Tensor Memory (register values, definitions,
-stores, blocks: :mod:`tmemviz.families.explain.allocation`), which costs most of its time on a module
+stores, blocks: :mod:`tmemviz.families.explain.follow`), which costs most of its time on a module
 whose functions mostly do not. With ``defer`` (:func:`tmemviz.ptx.stream.events`), the reader passes a
 function's plain lines over as ``explain`` does (:class:`~tmemviz.ptx.gate.Gate`, kept as text by a
 :class:`~tmemviz.ptx.lazy.Lazy`) and keeps the statements it read one by one; at the function's first

@@ -140,13 +140,14 @@ def events(
     read: list[Statement] = []  # what a deferred function read one by one
     kept: Lazy | None = None  # its plain lines
     queue: list[Statement] = []  # statements to read again (last first) before the next one
+    inner = 0  # inline-asm scopes open while deferring
     while True:
         s = queue.pop() if queue else next(source, None)  # type: ignore[arg-type]
         if deferring:
             # Its first tcgen05 instruction: every statement so far, then it. Its end (or the text's):
             # its calls, then what ended it.
             first = s is not None and s.kind == "instruction" and "tcgen05" in s.text
-            if first or s is None or (s.kind == "close" and depth == 1):
+            if first or s is None or (s.kind == "close" and depth == 1 and not inner):
                 deferring = gate.skip = gate.labels = False
                 gate.keep = gate.seal = None
                 assert kept is not None
@@ -155,6 +156,10 @@ def events(
                 read, kept = [], None
                 continue
             if s.kind in ("instruction", "label", "directive"):
+                read.append(s)
+                continue
+            if s.kind == "open" or (s.kind == "close" and inner):  # an inline-asm scope: in order too
+                inner += 1 if s.kind == "open" else -1
                 read.append(s)
                 continue
         if s is None:
@@ -186,14 +191,18 @@ def events(
                         fn.constants = kept
                     else:  # read like explain until the first tcgen05 instruction, then all noted
                         fn.constants = Lazy()
-                        deferring, gate.skip, gate.labels, read = True, True, True, []
+                        deferring, gate.skip, gate.labels, read, inner = True, True, True, [], 0
                 yield Event("function", header, fn)
             elif depth == 0 and lazy:
                 gate.data = True  # a data section's scope (.section .debug_info)
+            elif depth > 0 and every:
+                yield Event("open", s, fn)  # an inline-asm scope: its labels are its own (PTX 4.4)
             header = None
             depth += 1
         elif kind == "close":
             depth = max(depth - 1, 0)
+            if depth > 0 and every:
+                yield Event("close", s, fn)
             if depth == 0:
                 fn.drop_pending()
                 gate.keep = gate.seal = None

@@ -1,51 +1,112 @@
-"""The rules of :mod:`tmemviz.families.check.rules` applied to one scanned module.
+"""The rules of :mod:`tmemviz.families.check.rules` applied to one PTX module, a function at a time.
 
-Input: the explain scanner's module (its target, instruction records and warnings) and the
-allocation tracker's kernels, from one read of the file. Every finding rests on what was proved; where
-the analysis cannot know (a register column count, a base it cannot follow, a called function that
-may free), it says nothing or a note, never a guess.
+Input: each function as the shared reader gave it (:class:`~tmemviz.ptx.body.Body`, its tcgen05
+instructions with their explain records). A function that uses Tensor Memory is run by the data-flow
+analysis (:mod:`tmemviz.families.explain.follow.kernel`) and judged by each rule's module; what needs
+the whole module (which function may allocate or free, for a kernel that calls others) is decided at its
+end.
+Every finding rests on what was proved; where the analysis cannot know it says nothing or a note.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from tmemviz.families.check.findings import Finding, ordered
-from tmemviz.families.explain.addresses import Tmem, trusted
-from tmemviz.families.explain.allocation import Kernel, Statement
-from tmemviz.families.explain.regions import Region, place
-from tmemviz.families.explain.scan import hazard_message
+from tmemviz.families.check.hazards import hazard_findings
+from tmemviz.families.check.lifetimes import lifetime_findings
+from tmemviz.families.check.reach import outside_findings
+from tmemviz.families.explain.follow.follower import callees_of
+from tmemviz.families.explain.follow.kernel import Analysed, allocations
+from tmemviz.families.explain.follow.machine import HELD
+from tmemviz.ptx.body import Body
 from tmemviz.ptx.targets import devices, runs_ld_red, runs_tcgen05
 from tmemviz.tmem import TMEM_COLUMNS
 from tmemviz.values import plural
 
-ACCESSES = ("ld", "st", "cp", "mma", "shift")
+
+@dataclass
+class Checker:
+    """Judges each function the follower hands over (:meth:`function`); :meth:`finish` gives the module's
+    findings, ``never-freed`` ones kept until the module says whether a callee may free."""
+
+    follower: Any = None
+    findings: list[Finding] = field(default_factory=list)
+    leaks: list[tuple[set[str], list[Finding]]] = field(default_factory=list)
+
+    def function(self, body: Body, a: Analysed | None) -> None:
+        if a is None:
+            return
+        tcgen05 = a.plan.tcgen05
+        self.findings += _cta_group(body, tcgen05)
+        if a.unconverged:
+            message = f"{_short(body.name)} is too large for the analysis: not judged"
+            self.findings.append(Finding(body.line, "note", "alloc-columns", message))
+            return
+        found = [*lifetime_findings(a, TMEM_COLUMNS), *outside_findings(a), *hazard_findings(a), *_budget(a)]
+        leaks = []
+        for f in strongest(found):
+            (leaks if f.rule == "never-freed" else self.findings).append(f)
+        if leaks:
+            self.leaks.append((callees_of(body), leaks))
+
+    def finish(self, module: Any) -> list[Finding]:
+        out = list(self.findings) + list(_target(module))
+        for callees, leaks in self.leaks:
+            if not self.follower.may(callees, "dealloc"):
+                out += leaks
+        return ordered(out)
 
 
-def check_module(
-    module: Any, kernels: Sequence[Kernel], hazards: Sequence[Any] = (), catalog: Any = None
-) -> tuple[list[Finding], dict[str, list[Region]]]:
-    """Every finding of one module, in line order, and each kernel's placed regions (for the map).
+def strongest(findings: Iterable[Finding]) -> list[Finding]:
+    """One finding per line and rule, the most severe (the first of those): warps and stages that fail
+    the same way say it once.
 
-    ``hazards`` are the shared reader's (:class:`tmemviz.ptx.stream.Hazard`): its rule, as ``wait-ld``.
+    >>> found = [Finding(3, "note", "wait-ld", "a"), Finding(3, "warning", "wait-ld", "b")]
+    >>> [f.severity for f in strongest(found)]
+    ['warning']
     """
-    findings = list(_target(module))
-    findings += [Finding(h.line, "warning", "wait-ld", hazard_message(h)) for h in hazards]
-    by_function: dict[Any, list[Mapping[str, Any]]] = defaultdict(list)
-    for record in module.instructions:
-        by_function[record.get("function")].append(record)
-    regions: dict[str, list[Region]] = {}
-    by_name = {k.name: k for k in kernels}
-    for kernel in kernels:
-        placed = place(kernel, by_function.get(kernel.name, []), catalog)
-        regions[kernel.name or f"line {kernel.line}"] = placed
-        findings += _columns(kernel)
-        findings += _outside(kernel, placed)
-        findings += _lifetime(kernel, by_name)
-        findings += _cta_group(kernel)
-    return ordered(findings), regions
+    rank = {"error": 0, "warning": 1, "note": 2}
+    best: dict[tuple[int, str], Finding] = {}
+    for f in findings:
+        key = (f.line, f.rule)
+        if f.rule == "alloc-columns" and f.severity == "note":
+            key = (f.line, f.rule + f.message[:12])  # the budget and a register's nCols: both kept
+        if key not in best or rank[f.severity] < rank[best[key].severity]:
+            best[key] = f
+    return list(best.values())
+
+
+def _short(name: str | None) -> str:
+    text = name or "this function"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _budget(a: Any) -> Iterable[Finding]:
+    """The per-SM budget note: the most columns the kernel's allocations hold at once (at an alloc, its
+    own columns and those of every allocation held there on every path)."""
+    known = allocations(a)
+    peak, first, counted = 0, None, True
+    for t in a.traces:
+        for ins, key, life, columns in t.allocs:
+            first = ins.line if first is None else min(first, ins.line)
+            held = [known[k]["columns"] for k, status in life.items() if status == {HELD} and k != key]
+            if columns is None or any(len(c) != 1 or None in c for c in held):
+                counted = False
+                continue
+            peak = max(peak, columns + sum(next(iter(c)) for c in held))
+    if first is None or not counted or not peak:
+        return
+    fit = TMEM_COLUMNS // peak if peak <= TMEM_COLUMNS else 0
+    yield Finding(
+        first, "note", "alloc-columns",
+        f"{_short(a.body.name)} holds up to {peak} of the SM's {TMEM_COLUMNS} Tensor Memory columns per CTA: "
+        f"{fit} such CTA{'s' if fit != 1 else ''} can hold Tensor Memory on one SM at once; more wait in "
+        "tcgen05.alloc",
+    )  # fmt: skip
 
 
 def _target(module: Any) -> Iterable[Finding]:
@@ -72,181 +133,18 @@ def _target(module: Any) -> Iterable[Finding]:
     yield Finding(first, "note", "target", f".target {target}: the module runs on {devices(str(target))}")
 
 
-def _columns(kernel: Kernel) -> Iterable[Finding]:
-    held: list[Statement] = []
-    """Allocs of the current straight-line block not yet followed by a dealloc."""
-    peak = total = 0
-    counted = True
-    for statement in kernel.statements:
-        if statement.op not in ("alloc", "dealloc"):
-            continue
-        count = statement.columns
-        if count is None:
-            counted = False
-            yield Finding(statement.line, "note", "alloc-columns",
-                          f"tcgen05.{statement.op} takes nCols from a register: not checked")  # fmt: skip
-            continue
-        if count < 32 or count > TMEM_COLUMNS or count & (count - 1):
-            counted = False
-            yield Finding(
-                statement.line, "error", "alloc-columns",
-                f"tcgen05.{statement.op} of {count} columns: nCols must be a power of 2 from 32 to 512",
-            )  # fmt: skip
-            continue
-        if statement.op == "dealloc":
-            held, total = [], max(0, total - count)
-            continue
-        held = [s for s in held if s.block == statement.block]
-        if held and sum(s.columns or 0 for s in held) + count > TMEM_COLUMNS:
-            yield Finding(
-                statement.line, "error", "alloc-columns",
-                f"tcgen05.alloc of {count} columns while the allocs on line(s) "
-                f"{', '.join(str(s.line) for s in held)} still hold {sum(s.columns or 0 for s in held)}: "
-                f"more than the SM's {TMEM_COLUMNS}, so this alloc waits forever for its own CTA",
-            )  # fmt: skip
-        held.append(statement)
-        total += count
-        peak = max(peak, total)
-    allocs = [s for s in kernel.statements if s.op == "alloc"]
-    if allocs and counted and peak:
-        fit = TMEM_COLUMNS // peak if peak <= TMEM_COLUMNS else 0
-        yield Finding(
-            allocs[0].line, "note", "alloc-columns",
-            f"{short(kernel.name)} holds up to {peak} of the SM's {TMEM_COLUMNS} Tensor Memory columns "
-            f"per CTA: {fit} such CTA{'s' if fit != 1 else ''} can hold Tensor Memory on one SM at once; "
-            "more wait in tcgen05.alloc",
-        )  # fmt: skip
-
-
-def _outside(kernel: Kernel, regions: Sequence[Region]) -> Iterable[Finding]:
-    for r in regions:
-        if not r.outside:
-            continue
-        alloc = kernel.allocs[r.alloc]
-        has = f"{alloc.columns} columns" if alloc.columns is not None else "its columns"
-        what = f" ({r.what})" if r.what not in ("cells", "rows") else ""
-        if r.exact:
-            where = f"touches lanes {r.lanes[0]}..{r.lanes[1]}, columns {r.cols[0]}..{r.cols[1]}"
-        else:
-            where = f"reaches lane {r.reach[0]}, column {r.reach[1]} at least, whatever its offset,"
-        yield Finding(
-            r.line, "error", "outside-allocation",
-            f"tcgen05.{r.op}{what} {where} from the base allocated on line {alloc.line}, which has 128 "
-            f"lanes and {has}",
-        )  # fmt: skip
-
-
-def _tmem(statement: Statement, kernel: Kernel, register: str | None = None) -> Tmem | None:
-    """The alloc base (+ offsets) a statement addresses, when proved, with ``alloc`` its alloc's index;
-    the first such register by default."""
-    for name, value in statement.registers.items():
-        if register is not None and name != register:
-            continue
-        if isinstance(value, Tmem) and trusted(value.deps, kernel.definitions):
-            alloc = kernel.resolve(value.alloc)
-            if alloc is not None:
-                return Tmem(alloc.index, value.lanes, value.cols, value.deps)
-    return None
-
-
-RUNTIME = frozenset(("vprintf", "__assertfail", "malloc", "free"))
-"""Device-runtime functions a kernel may call that touch no Tensor Memory (libdevice's ``__nv_*`` too)."""
-
-
-def may_do(
-    kernel: Kernel, kernels: Mapping[str | None, Kernel], op: str, seen: frozenset[str] = frozenset()
-) -> bool:
-    """Whether a function this kernel calls may ``op`` (alloc, dealloc) Tensor Memory: one of this
-    module that does (or calls one that does), or one defined elsewhere that is not a device-runtime
-    function."""
-    for name in kernel.callees:
-        if name in RUNTIME or name.startswith("__nv_") or name in seen:
-            continue
-        callee = kernels.get(name)
-        if callee is None:
-            return True
-        if any(s.op == op for s in callee.statements) or may_do(callee, kernels, op, seen | {name}):
-            return True
-    return False
-
-
-def _lifetime(kernel: Kernel, kernels: Mapping[str | None, Kernel]) -> Iterable[Finding]:
-    deallocs = [s for s in kernel.statements if s.op == "dealloc"]
-    if kernel.entry and kernel.allocs and not deallocs and not may_do(kernel, kernels, "dealloc"):
-        first = kernel.allocs[0]
-        yield Finding(
-            first.line, "warning", "never-freed",
-            f"{short(kernel.name)} allocates Tensor Memory here but has no tcgen05.dealloc before it "
-            "returns: the columns stay taken after the CTA exits",
-        )  # fmt: skip
-    counts = {a.columns for a in kernel.allocs}
-    freed: dict[int, Statement] = {}
-    alone = kernel.entry and not may_do(kernel, kernels, "alloc")
-    """Every allocation the CTA can hold is one of this kernel's own allocs."""
-    sole = alone and len(kernel.allocs) == 1
-    last: Statement | None = None
-    for s in kernel.statements:
-        if s.op == "alloc":
-            last = None
-        if s.op == "dealloc":
-            last = s
-            value = _tmem(s, kernel, s.operands[0]) if s.operands else None
-            if value is not None:
-                alloc = kernel.allocs[value.alloc]
-                if alloc.columns is not None and s.columns is not None and s.columns != alloc.columns:
-                    yield _mismatch(s, alloc.columns, f"the alloc on line {alloc.line}")
-                freed[value.alloc] = s
-            elif (alone and s.columns is not None and len(counts) == 1
-                  and None not in counts and s.columns not in counts):  # fmt: skip
-                (only,) = counts
-                yield _mismatch(s, only, "every alloc of this kernel")
-            continue
-        if s.op not in ACCESSES:
-            continue
-        value = _tmem(s, kernel)
-        if value is not None and value.alloc in freed:
-            gone: Statement | None = freed[value.alloc]
-        else:
-            # The kernel's only allocation (all it can own: an entry that calls nothing) is freed: any
-            # access after it on the same path uses Tensor Memory the CTA no longer holds.
-            gone = last if sole and last is not None and value is None else None
-        if gone is not None and gone.block == s.block:
-            yield Finding(
-                s.line, "error", "use-after-dealloc",
-                f"tcgen05.{s.op} uses the Tensor Memory freed on line {gone.line} by tcgen05.dealloc, on the "
-                "same straight-line path",
-            )  # fmt: skip
-
-
-def short(name: str | None) -> str:
-    """A kernel's name as a message quotes it: CuTe DSL names run to hundreds of characters.
-
-    >>> short("k"), len(short("x" * 300))
-    ('k', 40)
-    """
-    text = name or "this function"
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _mismatch(s: Statement, allocated: int, which: str) -> Finding:
-    return Finding(
-        s.line, "warning", "dealloc-mismatch",
-        f"tcgen05.dealloc frees {s.columns} columns, but {which} allocated {allocated}",
-    )  # fmt: skip
-
-
-def _cta_group(kernel: Kernel) -> Iterable[Finding]:
-    groups = [(s, 2 if "cta_group::2" in s.text else 1) for s in kernel.statements if "cta_group::" in s.text]
+def _cta_group(body: Body, tcgen05: list[Any]) -> Iterable[Finding]:
+    groups = [(i, 2 if "cta_group::2" in i.text else 1) for i in tcgen05 if "cta_group::" in i.text]
     counts = Counter(g for _, g in groups)
     if len(counts) < 2:
         return
-    usual = max(counts, key=lambda g: (counts[g], -min(s.line for s, x in groups if x == g)))
-    first = next(s for s, g in groups if g == usual)
-    for s, g in groups:
+    usual = max(counts, key=lambda g: (counts[g], -min(i.line for i, x in groups if x == g)))
+    first = next(i for i, g in groups if g == usual)
+    for i, g in groups:
         if g != usual:
             yield Finding(
-                s.line, "error", "cta-group-mixed",
+                i.line, "error", "cta-group-mixed",
                 f".cta_group::{g} here, but {plural(counts[usual], 'other tcgen05 instruction')} of "
-                f"{short(kernel.name)} use .cta_group::{usual} (first on line {first.line}): all of a "
+                f"{_short(body.name)} use .cta_group::{usual} (first on line {first.line}): all of a "
                 "kernel's must agree (PTX 9.7.16.9.3)",
             )  # fmt: skip

@@ -48,8 +48,14 @@ RULES = (
     ),
     Rule(
         "use-after-dealloc",
-        "a tcgen05 access follows the dealloc of its allocation on the same straight-line path",
+        "a tcgen05 access follows the dealloc of its allocation on every path (error) or some path (warning)",
         "PTX ISA, tcgen05.dealloc: after it, the columns may belong to another CTA.",
+    ),
+    Rule(
+        "dealloc-twice",
+        "a tcgen05.dealloc frees an allocation a dealloc already freed",
+        "PTX ISA, tcgen05.dealloc: after the first, the columns may belong to another CTA; freeing them "
+        "again takes them from it.",
     ),
     Rule(
         "cta-group-mixed",

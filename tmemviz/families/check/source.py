@@ -1,5 +1,6 @@
 """Where checked PTX comes from: each file read once (``-`` is stdin), or a string, by the explain scanner
-and the allocation tracker in step (:func:`tmemviz.families.explain.scan.records` with a tracker)."""
+with every function collected as it ends (:func:`tmemviz.families.explain.scan.records` with a
+:class:`~tmemviz.ptx.body.Collector`) and checked then, so memory holds one function at a time."""
 
 from __future__ import annotations
 
@@ -29,20 +30,25 @@ class Checked:
 
 
 def check_file(path: str, lines: Any, catalog: Catalog, defer: bool = True) -> Checked:
-    """``defer``: a function's statements are followed only once it has a tcgen05 instruction (its calls
+    """``defer``: a function's statements are collected only once it has a tcgen05 instruction (its calls
     otherwise: :mod:`tmemviz.ptx.deferred`); the findings and regions are the same either way."""
-    from tmemviz.families.check.analysis import check_module
-    from tmemviz.families.explain.allocation import Tracker
+    from tmemviz.families.check.analysis import Checker
+    from tmemviz.families.explain.follow.follower import Follower
     from tmemviz.families.explain.ops import Explainer
     from tmemviz.families.explain.scan import Module, records
 
     explainer = Explainer(catalog)
     explainer.lazy_cells = True  # cells are not written: each ld/st's extent comes from its layout
-    module, tracker = Module(path), Tracker(explainer.footprint)
-    # The explain scanner's one read, the tracker fed every event of it (as explain's TMEM map is).
-    module.instructions.extend(records(module, lines, explainer, explainer.footprint, tracker, defer))
-    findings, regions = check_module(module, tracker.kernels, tracker.hazards, catalog)
-    return Checked(path, findings, tracker.kernels, regions)
+    checker = Checker()
+    follower = Follower(explainer, catalog, checker.function)
+    checker.follower = follower
+    module = Module(path)
+    module.instructions.extend(records(module, lines, explainer, explainer.footprint, follower, defer))
+    follower.close()
+    findings = checker.finish(module)
+    kernels = [k for k, _ in follower.maps]
+    regions = {k.name or f"line {k.line}": r for k, r in follower.maps}
+    return Checked(path, findings, kernels, regions)
 
 
 def check_sources(

@@ -45,7 +45,6 @@ def explain_map(modules: Sequence[Any], catalog: Catalog, detail: str = "auto") 
     that followed the one read of each file (``module.tracker``); no file is read again, and the shapes
     are the run's own catalog (``--layouts`` included), as the explanation's were."""
     from tmemviz.errors import TmemvizError
-    from tmemviz.families.explain.regions import place
 
     files = []
     for m in modules:
@@ -57,13 +56,9 @@ def explain_map(modules: Sequence[Any], catalog: Catalog, detail: str = "auto") 
                     "its registers); give the PTX the cubin was assembled from"
                 )
             raise TmemvizError(f"{m.path} was explained without following its registers; no TMEM map to draw")
-        records: dict[Any, list[Any]] = {}
-        for record in m.instructions:
-            records.setdefault(record.get("function"), []).append(record)
-        regions = {
-            k.name or f"line {k.line}": place(k, records.get(k.name, []), catalog) for k in tracker.kernels
-        }
-        files.append((m.path, tracker.kernels, regions))
+        tracker.close()
+        regions = {k.name or f"line {k.line}": r for k, r in tracker.maps}
+        files.append((m.path, [k for k, _ in tracker.maps], regions))
     return map_spec(files, detail)
 
 

@@ -1,23 +1,15 @@
-"""The Tensor Memory each tcgen05 statement touches, relative to the base of the alloc it addresses.
-
-Joins what :mod:`tmemviz.families.explain.allocation` proved about address registers with what each
-instruction's own family says it touches (the explain records: ld/st cells, the MMA's data-path layout
-from its idesc M/N, cp rows and words, shift rows). A region is placed only when its address is a
-known alloc's base plus offsets in known intervals, through registers each defined once; the lanes and
-columns are the union over those offsets, and ``outside`` is set only when *every* possible offset
-takes the access past the allocation (PTX 9.7.16.2: 128 lanes; the alloc's nCols columns).
+"""The Tensor Memory each tcgen05 statement touches: relative to its address registers, from what each
+instruction's own family says (the explain records: ld/st cells, the MMA's data-path layout from its
+idesc M/N, cp rows and words, shift rows, scale factors and metadata), and as a :class:`Region` of an
+allocation once the analysis (:mod:`tmemviz.families.explain.follow`) placed it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
-
-from tmemviz.families.explain.addresses import Tmem, trusted
-from tmemviz.families.explain.allocation import Alloc, Kernel, Statement
-from tmemviz.tmem import TMEM_LANES
 
 Interval = tuple[int, int]
 WRITERS = ("st", "mma", "cp", "shift")
@@ -121,50 +113,3 @@ def d_extent(letter: str, n: int) -> tuple[int, int, int] | None:
     low = min(r.lanes[0] for r in org.regions) - org.offset
     high = max(r.lanes[1] for r in org.regions) - org.offset
     return low, high, org.columns
-
-
-def place(kernel: Kernel, records: Sequence[Mapping[str, Any]], catalog: Any = None) -> list[Region]:
-    """Every region of ``kernel``'s statements that can be placed (see the module's rule); cp needs the
-    ``catalog`` of copy shapes."""
-    out: list[Region] = []
-    for statement, record in pair(kernel, records):
-        for what, base, lanes, cols in footprints(record, catalog, statement.extent):
-            value = statement.registers.get(base)
-            if not isinstance(value, Tmem) or not trusted(value.deps, kernel.definitions):
-                continue
-            alloc = kernel.resolve(value.alloc)
-            if alloc is None:
-                continue
-            out.append(region(statement, record, what, value, alloc, lanes, cols))
-    return out
-
-
-def region(
-    statement: Statement, record: Mapping[str, Any], what: str, value: Tmem, alloc: Alloc,
-    lanes: Interval, cols: Interval,
-) -> Region:  # fmt: skip
-    span_lanes = (value.lanes[0] + lanes[0], value.lanes[1] + lanes[1])
-    span_cols = (value.cols[0] + cols[0], value.cols[1] + cols[1])
-    # Outside whatever the offset is: the least it can reach is already past the end (or before 0).
-    least_lane, least_col = value.lanes[0] + lanes[1], value.cols[0] + cols[1]
-    most_lane, most_col = value.lanes[1] + lanes[0], value.cols[1] + cols[0]
-    outside = least_lane >= TMEM_LANES or most_lane < 0 or most_col < 0
-    if alloc.columns is not None:
-        outside = outside or least_col >= alloc.columns
-    exact = value.lanes[0] == value.lanes[1] and value.cols[0] == value.cols[1]
-    op = str(record.get("op"))
-    writes = op in WRITERS and what in ("D", "cells", "rows")  # an MMA reads its scale factors and metadata
-    reach = (least_lane, least_col)
-    return Region(statement.line, op, what, alloc.index, span_lanes, span_cols, writes, outside, exact, reach)
-
-
-def pair(kernel: Kernel, records: Iterable[Mapping[str, Any]]) -> list[tuple[Statement, Mapping[str, Any]]]:
-    """Each statement of ``kernel`` with the explain record of the same line and rank on that line."""
-    by_place: dict[tuple[int, int], Mapping[str, Any]] = {}
-    seen: dict[int, int] = {}
-    for record in records:
-        line = int(record["line"])
-        rank = seen.get(line, 0)
-        seen[line] = rank + 1
-        by_place[(line, rank)] = record
-    return [(s, by_place[(s.line, s.order)]) for s in kernel.statements if (s.line, s.order) in by_place]

@@ -83,8 +83,9 @@ def records(
     """The records of ``module``'s tcgen05 instructions as they are made; its target and warnings are
     set on ``module`` as the scan goes (all of them once the iterator is exhausted).
 
-    ``tracker`` (:class:`~tmemviz.families.explain.allocation.Tracker`), when given, is fed every event of
-    the same read (what the TMEM map draws) and kept on ``module``: the file is read once. ``defer``: the
+    ``tracker`` (:class:`~tmemviz.families.explain.follow.follower.Follower`), when given, is fed every
+    event of the same read and each tcgen05 record (what the TMEM map draws) and kept on ``module``: the
+    file is read once. ``defer``: the
     tracker sees a function's statements only once it has a tcgen05 instruction (its calls otherwise),
     and statements nothing asks about are not looked for problems (:mod:`tmemviz.ptx.deferred`)."""
     warn = module.warnings.append
@@ -108,7 +109,7 @@ def records(
                 module.warnings.extend(Warning(n, message) for n, message in asked)
                 asked.clear()
             if tracker is not None:
-                tracker.explained(e)
+                tracker.explained(e, record)
             if record is None:
                 continue
             module.count += 1

@@ -72,9 +72,9 @@ def scanned(
     def ptx(module: Module, lines: Iterable[str]) -> Iterator[dict[str, Any]]:
         tracker = None
         if track:
-            from tmemviz.families.explain.allocation import Tracker
+            from tmemviz.families.explain.follow.follower import Follower
 
-            tracker = Tracker(explainer.footprint)
+            tracker = Follower(explainer, explainer.catalog)
         return records(module, lines, explainer, explainer.footprint, tracker)
 
     yield from dispatch(inputs, explainer, ptx)

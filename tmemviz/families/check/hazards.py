@@ -1,0 +1,66 @@
+"""The ``wait-ld`` findings, from what each warp's trace saw
+(:mod:`tmemviz.families.explain.follow.pending` says when a hazard is one). A release is a warning only
+where a Tensor Memory write the analysis can see, by any warp, may meet the load's cells; otherwise a
+note. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tmemviz.families.check.findings import Finding
+from tmemviz.families.explain.follow.kernel import Analysed
+from tmemviz.families.explain.follow.pending import Hazard, relation
+
+ISA = "PTX 9.7.16.6, 9.7.16.8.5"
+
+
+def hazard_findings(a: Analysed) -> Iterable[Finding]:
+    written = tuple(
+        spot for t in a.traces for access in t.accesses for touch, spots in access.spots if touch.writes
+        for spot in spots
+    )  # fmt: skip
+    for t in a.traces:
+        for h in t.hazards:
+            f = _finding(h, written)
+            yield Finding(f.line, a.severity(f.severity, t.warp, h.index), f.rule, f.message)
+
+
+def _finding(h: Hazard, written: tuple[object, ...]) -> Finding:
+    fix = f"add tcgen05.wait::{h.kind} before line {h.line}"
+    if h.kind == "st":
+        return Finding(
+            h.line, "warning", "wait-ld",
+            f"{h.what} reads Tensor Memory the tcgen05.st on line {h.source} writes, with no "
+            f"tcgen05.wait::st between them: it may read the old values; {fix} ({ISA})",
+        )  # fmt: skip
+    r = h.relation
+    if r == "release":
+        r = relation(h.spots, written) if written else "disjoint"
+    if r in ("unknown", "disjoint"):
+        why = (
+            "no Tensor Memory write the analysis can see may meet its cells"
+            if r == "disjoint"
+            else "the analysis cannot tell whether the cells meet"
+        )
+        return Finding(
+            h.line, "note", "wait-ld",
+            f"{h.what} while the tcgen05.ld on line {h.source} may still be reading Tensor Memory ({why}); "
+            f"only tcgen05.wait::ld completes a load: {fix} ({ISA})",
+        )  # fmt: skip
+    if h.consumed:
+        return Finding(
+            h.line, "note", "wait-ld",
+            f"{h.what} before tcgen05.wait::ld for the tcgen05.ld on line {h.source}: ordered on today's "
+            "hardware by the first use of its registers (the load's scoreboard), not by the PTX ISA; "
+            f"{fix} ({ISA})",
+        )  # fmt: skip
+    verb = {"frees": "frees it", "release": "lets other threads go on and write it"}.get(
+        h.relation, "writes it"
+    )
+    return Finding(
+        h.line, "warning", "wait-ld",
+        f"{h.what} {verb} while the tcgen05.ld on line {h.source} may still be reading Tensor Memory: no "
+        f"tcgen05.wait::ld and no instruction has used the loaded registers (a copy waits for nothing); "
+        f"{fix} ({ISA})",
+    )  # fmt: skip

@@ -1,0 +1,144 @@
+"""Conditions: ``setp`` comparisons of abstract numbers, the predicate logic, and what a branch on a
+comparison tells each of its sides about the compared register (PTX 9.7.3 "Comparison and selection").
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tmemviz.families.explain.follow.values import Pred, bounds, number
+from tmemviz.ptx import constants as c
+
+_UNSIGNED = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}
+_FLIP = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
+_NEGATE = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt", "eq": "ne", "ne": "eq"}
+
+
+def signed_value(value: int, width: int) -> int:
+    return value - (1 << width) if value >> (width - 1) & 1 else value
+
+
+def compare(a: c.Value, b: c.Value, cmp: str, signed: bool) -> bool | None:
+    """Whether ``a cmp b`` holds for every pair of their values (True), for none (False), or it depends.
+
+    >>> one_or_two = c.choice(c.const(1), c.const(2))
+    >>> compare(c.const(2), c.const(2), "eq", False), compare(one_or_two, c.const(2), "eq", False)
+    (True, None)
+    """
+    seen: set[bool] = set()
+    for x in a:
+        for y in b:
+            (xl, xh), (yl, yh) = bounds(x, signed), bounds(y, signed)
+            if cmp == "eq":
+                r = (
+                    True
+                    if xl == xh == yl == yh
+                    else (False if xh < yl or yh < xl or _bits_differ(x, y) else None)
+                )
+            elif cmp == "ne":
+                r = (
+                    False
+                    if xl == xh == yl == yh
+                    else (True if xh < yl or yh < xl or _bits_differ(x, y) else None)
+                )
+            elif cmp == "lt":
+                r = True if xh < yl else (False if xl >= yh else None)
+            elif cmp == "le":
+                r = True if xh <= yl else (False if xl > yh else None)
+            elif cmp == "gt":
+                r = True if xl > yh else (False if xh <= yl else None)
+            elif cmp == "ge":
+                r = True if xl >= yh else (False if xh < yl else None)
+            else:
+                return None
+            if r is None:
+                return None
+            seen.add(r)
+    return seen.pop() if len(seen) == 1 else None
+
+
+def _bits_differ(x: c.Bits, y: c.Bits) -> bool:
+    both = x.known & y.known
+    return bool((x.value ^ y.value) & both)
+
+
+def holds(value: int, cmp: str, other: int) -> bool:
+    return {
+        "eq": value == other, "ne": value != other, "lt": value < other, "le": value <= other,
+        "gt": value > other, "ge": value >= other,
+    }[cmp]  # fmt: skip
+
+
+def refine(cond: tuple[Any, ...], truth: bool, current: Any) -> Any:
+    """What the compared register holds where ``cond`` came out ``truth``: its candidates that agree
+    (``current`` must still be the value compared); None when none does (that side is never taken)."""
+    cmp, _, was, other, signed = cond
+    if current != was or not isinstance(current, tuple) or not all(b.exact for b in current):
+        return current
+    if not truth:
+        cmp = _NEGATE[cmp]
+    kept = [
+        (b,)
+        for b in current
+        if any(holds(signed_value(b.value, b.width) if signed else b.value, cmp, o) for o in other)
+    ]
+    return c.choice(*kept) if kept else None
+
+
+def setp(
+    parts: list[str], ops: tuple[str, ...], written: list[str], val: Any, text_value: Any, signed: bool
+) -> dict[str, Any]:
+    cmp = next((p for p in parts[1:] if p in _FLIP or p in _UNSIGNED), None)
+    boolop = next((p for p in parts[1:] if p in ("and", "or", "xor")), None)
+    if cmp is None or any(p[:1] == "f" and p[1:].isdigit() for p in parts[1:]):
+        return {w: Pred(None) for w in written}
+    if cmp in _UNSIGNED:
+        cmp, signed = _UNSIGNED[cmp], False
+    a, b = number(val(1)), number(val(2))
+    truth = compare(a, b, cmp, signed) if a is not None and b is not None else None
+    cond = None
+    if truth is None and boolop is None:
+        for i, j, op in ((1, 2, cmp), (2, 1, _FLIP[cmp])):
+            mine, other = val(i), number(val(j))
+            o = [x.value if not signed else signed_value(x.value, x.width) for x in other] if other else None
+            if ops[i][:1] in "%" and isinstance(mine, tuple) and other and all(x.exact for x in other):
+                cond = (op, ops[i], mine, tuple(o or ()), signed)
+                break
+    if boolop is not None and len(ops) >= 4:
+        p3 = text_value(ops[3].lstrip("!"))
+        t3 = p3.truth if isinstance(p3, Pred) else None
+        if t3 is not None and ops[3].startswith("!"):
+            t3 = not t3
+        truth = _bool(boolop, truth, t3)
+    out = {written[0]: Pred(truth, cond)}
+    if len(written) > 1:
+        out[written[1]] = Pred(None if truth is None else not truth)
+    return out
+
+
+def _bool(op: str, a: bool | None, b: bool | None) -> bool | None:
+    if op == "and":
+        return False if a is False or b is False else (True if a and b else None)
+    if op == "or":
+        return True if a is True or b is True else (False if a is False and b is False else None)
+    return None if a is None or b is None else a != b
+
+
+def logic(head: str, ops: tuple[str, ...], written: list[str], text_value: Any) -> dict[str, Any]:
+    def truth(i: int) -> bool | None:
+        text = ops[i]
+        v = text_value(text.lstrip("!"))
+        t = v.truth if isinstance(v, Pred) else None
+        return None if t is None else (not t if text.startswith("!") else t)
+
+    if head == "mov" and len(ops) == 2:
+        v = text_value(ops[1])
+        return {written[0]: v if isinstance(v, Pred) else Pred(None)}
+    if head == "not" and len(ops) == 2:
+        t = truth(1)
+        return {written[0]: Pred(None if t is None else not t)}
+    if head in ("and", "or", "xor") and len(ops) == 3:
+        return {written[0]: Pred(_bool(head, truth(1), truth(2)))}
+    return {w: Pred(None) for w in written}

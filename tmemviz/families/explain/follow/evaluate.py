@@ -1,0 +1,296 @@
+"""What one PTX instruction writes into its registers, in the abstract values of
+:mod:`tmemviz.families.explain.follow.values`, for one thread position.
+
+The integer instructions compilers build addresses, descriptors, stage indices and conditions with are
+followed (``mov``, ``cvt``, ``cvta``, ``add``, ``sub``, ``mul``, ``mad``, ``shl``, ``shr``, ``and``,
+``or``, ``xor``, ``not``, ``neg``, ``min``, ``max``, ``rem``, ``div``, ``selp``, ``prmt``, ``setp`` and
+the predicate logic, ``shfl.sync``, loads); anything else makes an opaque value named by the instruction
+(its copies and offsets are still known to be the same place). A thread position (:class:`Thread`)
+gives ``%tid``, ``%laneid`` and ``%warpid`` their values in one warp of the CTA.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tmemviz.errors import TmemvizError
+from tmemviz.families.explain.follow.conditions import logic, refine, setp, signed_value
+from tmemviz.families.explain.follow.values import ZERO, Pred, Sym, exact, join, number, stages
+from tmemviz.ptx import constants as c
+from tmemviz.ptx.body import Body, Instruction
+from tmemviz.ptx.line import parse_immediate
+from tmemviz.ptx.registers import NO_DESTINATION
+
+Get = Callable[[str], Any]
+
+
+class Thread:
+    """A position in the CTA: warp ``warp`` (None: any) of a CTA of ``ntid`` threads (None: unknown)."""
+
+    def __init__(self, warp: int | None, ntid: tuple[int, int, int] | None) -> None:
+        self.warp, self.ntid = warp, ntid
+        self._special: dict[str, c.Value | None] = {}
+
+    def special(self, name: str) -> c.Value | None:
+        """``%tid.x``, ``%laneid``, ``%warpid`` ... in this warp; None for what differs between CTAs.
+
+        >>> t = Thread(2, (128, 1, 1))
+        >>> t.special("%tid.x")[0].value, hex(t.special("%tid.x")[0].known), t.special("%tid.y")
+        (64, '0xffffffe0', (Bits(value=0, known=4294967295, width=32),))
+        """
+        if name not in self._special:
+            self._special[name] = self._compute(name)
+        return self._special[name]
+
+    def _compute(self, name: str) -> c.Value | None:
+        if name == "%laneid":
+            return (c.Bits(0, 0xFFFFFFE0),)
+        if self.warp is None:
+            return None
+        if self.ntid is None:
+            # No launch bounds: the threads whose %tid.x lies in 32w..32w+31 (warp w when the CTA is
+            # one-dimensional); nothing is assumed of %tid.y, %tid.z or the hardware's %warpid.
+            return (c.Bits(32 * self.warp, 0xFFFFFFE0),) if name == "%tid.x" else None
+        if name == "%warpid":
+            return c.const(self.warp)
+        axis = {"%tid.x": 0, "%tid.y": 1, "%tid.z": 2}.get(name)
+        if axis is None:
+            return None
+        x, y, _ = self.ntid
+        seen = set()
+        for t in range(32 * self.warp, 32 * self.warp + 32):
+            seen.add((t % x, (t // x) % y, t // (x * y))[axis])
+        # The lanes of a warp are no choice of stages: their values merge into the bits they share.
+        return (c.merge(tuple(c.const(v)[0] for v in sorted(seen))),)
+
+
+def operand(text: str, get: Get, thread: Thread, body: Body) -> Any:
+    """The value of one operand: a register, an immediate, a special register, or a variable's address."""
+    if text[:1] == "%":
+        if "." in text:
+            return thread.special(text)
+        found = thread.special(text) if text in ("%laneid", "%warpid") else None
+        return found if found is not None else get(text)
+    number = parse_immediate(text)
+    if number is not None:
+        return c.const(number, 64)
+    if text in body.names:
+        return get(text)
+    if text[:1].isalpha() or text[:1] in "_$":
+        return Sym(("var", text), ZERO)
+    return None
+
+
+def address(text: str, get: Get, thread: Thread, body: Body) -> Any:
+    """The value of ``[a + b + ...]``."""
+    total: Any = ZERO
+    for term in text.strip()[1:-1].split("+"):
+        term = term.strip()
+        if not term:
+            return None
+        total = _add(total, operand(term, get, thread, body), 64)
+        if total is None:
+            return None
+    return total
+
+
+def effect(body: Body, ins: Instruction, get: Get, thread: Thread) -> dict[str, Any]:
+    """Each register ``ins`` writes -> its value after it (None: unknown); a guarded write is the
+    caller's to join with the old value."""
+    written = body.writes(ins)
+    if not written:
+        return {}
+    try:
+        out = _evaluate(body, ins, written, get, thread)
+    except TmemvizError:
+        out = {}
+    opaque = Sym(("def", ins.index), ZERO)
+    return {
+        w: out.get(w, opaque if len(written) == 1 and ins.head not in _PREDICATE else None) for w in written
+    }
+
+
+_PREDICATE = frozenset(("setp", "elect", "vote", "mbarrier", "testp"))
+
+
+def _evaluate(body: Body, ins: Instruction, written: list[str], get: Get, thread: Thread) -> dict[str, Any]:
+    head = ins.head
+    if head in NO_DESTINATION:
+        return {}
+    line = ins.parsed
+    ops = line.operands
+    parts = ins.opcode.split(".")
+    types = [p for p in parts[1:] if p[:1] in "bsu" and p[1:].isdigit()]
+    if head != "setp" and any(p[:1] == "f" and p[1:].isdigit() for p in parts[1:]):
+        return {}  # floating point: no address, descriptor or condition is built with it
+    width = int(types[-1][1:]) if types else 32
+    signed = bool(types) and types[-1][0] == "s"
+
+    def val(i: int) -> Any:
+        return operand(ops[i], get, thread, body)
+
+    if head == "setp":
+        return setp(parts, ops, written, val, lambda text: operand(text, get, thread, body), signed)
+    if "pred" in parts:
+        return logic(head, ops, written, lambda text: operand(text, get, thread, body))
+    if head == "mov" and len(ops) == 2:
+        if ops[0].startswith("{") or ops[1].startswith("{"):
+            return _vector_move(ops, written, width, get)
+        return {written[0]: _fit(val(1), width)}
+    if head in ("cvt", "cvta"):
+        return {written[0]: _fit(val(1), width)} if len(ops) == 2 and "rn" not in parts else {}
+    if head == "shfl":  # every lane gets some lane's value of the same register: within what it holds
+        return {written[0]: val(1)}
+    if head == "ld":
+        if "param" in parts or "const" in parts or "global" in parts or "local" in parts:
+            return {}
+        place = address(ops[1], get, thread, body) if len(ops) == 2 and ops[1].startswith("[") else None
+        key = _place(place)
+        return {written[0]: Sym(("slot", key), ZERO)} if key is not None else {}
+    if head == "selp" and len(ops) == 4:
+        return {written[0]: _selp(ops, val, get, width)}
+    return _arith(head, parts, ops, written, val, width, signed)
+
+
+def _place(value: Any) -> tuple[Any, ...] | None:
+    """A memory place as a key: a base and one byte offset."""
+    if isinstance(value, Sym):
+        at = exact(value.offset)
+        return (value.base, at) if at is not None else None
+    at = exact(value)
+    return (("abs",), at) if at is not None else None
+
+
+def _fit(value: Any, width: int) -> Any:
+    n = number(value)
+    if n is None:
+        return value
+    return n if all(b.width == width for b in n) else c.resize(n, width)
+
+
+def _vector_move(ops: tuple[str, ...], written: list[str], width: int, get: Get) -> dict[str, Any]:
+    if ops[0].startswith("{"):  # mov.b64 {lo, hi}, %rd: split
+        source = number(get(ops[1]))
+        if source is None:
+            return {}
+        return dict(zip(written, c.split(source, len(written), width // len(written)), strict=True))
+    names = [x.strip() for x in ops[1][1:-1].split(",")]
+    parts = [number(get(n)) for n in names]
+    if any(p is None for p in parts) or not names:
+        return {}
+    return {written[0]: c.join(parts, width // len(names))}  # type: ignore[arg-type]
+
+
+def _add(a: Any, b: Any, width: int) -> Any:
+    if a is None or b is None:
+        return None
+    na, nb = number(a), number(b)
+    if na is not None and nb is not None:
+        return c.add(_fit(na, width), _fit(nb, width), width)
+    if isinstance(a, Sym) and nb is not None:
+        return Sym(a.base, c.add(_fit(a.offset, width), _fit(nb, width), width))
+    if isinstance(b, Sym) and na is not None:
+        return Sym(b.base, c.add(_fit(b.offset, width), _fit(na, width), width))
+    return None
+
+
+def _neg(a: c.Value, width: int) -> c.Value:
+    return c.add(c.bit_xor(a, c.const(-1, width), width), c.const(1, width), width)
+
+
+def _arith(
+    head: str, parts: list[str], ops: tuple[str, ...], written: list[str], val: Any, width: int, signed: bool
+) -> dict[str, Any]:
+    if len(written) != 1:
+        return {}
+    d = written[0]
+    args = [val(i) for i in range(1, len(ops))]
+    if head == "add" and len(args) == 2:
+        return {d: _add(args[0], args[1], width)}
+    if head == "sub" and len(args) == 2:
+        nb = number(args[1])
+        if isinstance(args[0], Sym) and isinstance(args[1], Sym) and args[0].base == args[1].base:
+            return {d: c.add(_fit(args[0].offset, width), _neg(_fit(args[1].offset, width), width), width)}
+        return {d: _add(args[0], _neg(_fit(nb, width), width) if nb is not None else None, width)}
+    if head == "or" and len(args) == 2 and (isinstance(args[0], Sym) or isinstance(args[1], Sym)):
+        # A base ORed with an offset: Tensor Memory addresses are built this way with the offset's
+        # bits clear in the base (lane 0, an allocation column aligned to the offset's size).
+        return {d: _add(args[0], args[1], width)}
+    numbers = [number(a) for a in args]
+    if any(n is None for n in numbers):
+        if head in ("and", "or", "shl", "shr") and len(numbers) == 2:
+            numbers = [n if n is not None else c.unknown(width) for n in numbers]
+        else:
+            return {}
+    ns = [_fit(n, width) for n in numbers]  # type: ignore[arg-type]
+    result: c.Value | None = None
+    if head in ("and", "or", "xor") and len(ns) == 2:
+        result = {"and": c.bit_and, "or": c.bit_or, "xor": c.bit_xor}[head](ns[0], ns[1], width)
+    elif head in ("shl", "shr") and len(ns) == 2:
+        result = c.shift(ns[0], numbers[1], head == "shl", signed, width)  # type: ignore[arg-type]
+    elif head == "not" and len(ns) == 1:
+        result = c.bit_xor(ns[0], c.const(-1, width), width)
+    elif head == "neg" and len(ns) == 1:
+        result = _neg(ns[0], width)
+    elif head in ("mul", "mad") and len(ns) >= 2:
+        wide = "wide" in parts
+        result = _pairs(ns[0], ns[1], lambda x, y: x * y, 2 * width if wide else width, signed)
+        if result is not None and head == "mad" and len(ns) == 3:
+            result = c.add(result, _fit(ns[2], 2 * width if wide else width), 2 * width if wide else width)
+    elif head in ("min", "max", "rem", "div") and len(ns) == 2:
+        result = _pairs(ns[0], ns[1], _FUNCTIONS[head], width, signed)
+    elif head == "prmt" and len(ns) == 3 and parts[1:] == ["b32"]:
+        result = c.permute(ns[0], ns[1], ns[2])
+    return {d: stages(result)} if result is not None else {}
+
+
+def _trunc_div(x: int, y: int) -> int:
+    q = abs(x) // abs(y)
+    return q if (x >= 0) == (y >= 0) else -q
+
+
+_FUNCTIONS = {
+    "min": min,
+    "max": max,
+    "rem": lambda x, y: x - _trunc_div(x, y) * y,
+    "div": _trunc_div,
+}
+
+
+def _pairs(a: c.Value, b: c.Value, f: Any, width: int, signed: bool) -> c.Value | None:
+    """``f`` of every pair of exact candidates; None when some candidate is not exact (or ``f`` fails)."""
+    if not all(x.exact for x in a + b) or len(a) * len(b) > 64:
+        return None
+    out = []
+    for x in a:
+        for y in b:
+            xv, yv = (
+                signed_value(x.value, x.width) if signed else x.value,
+                signed_value(y.value, y.width) if signed else y.value,
+            )
+            try:
+                out.append(c.const(f(xv, yv), width))
+            except ZeroDivisionError:
+                return None
+    return c.choice(*out)
+
+
+def _selp(ops: tuple[str, ...], val: Any, get: Get, width: int) -> Any:
+    p = val(3)
+    if isinstance(p, Pred) and p.truth is not None:
+        return _fit(val(1 if p.truth else 2), width)
+    if isinstance(p, Pred) and p.cond is not None:
+        name = p.cond[1]
+        sides = []
+        for i, truth in ((1, True), (2, False)):
+            refined = refine(p.cond, truth, get(name))
+            if refined is None:
+                continue  # the predicate is never that way
+            sides.append(_fit(refined if ops[i] == name else val(i), width))
+        if not sides:
+            return None
+        return sides[0] if len(sides) == 1 else join(sides[0], sides[1])
+    return join(_fit(val(1), width), _fit(val(2), width))

@@ -1,0 +1,120 @@
+"""One function of a PTX module analysed: its plan, where its allocations are, and one trace per warp.
+
+A kernel's warps take different paths (warp-specialized kernels branch on the warp index, computed from
+``%tid.x``), so the function is run once per warp of the CTA when its header bounds the threads
+(``.reqntid``/``.maxntid``) and its slice reads the thread's position; otherwise once, for any thread.
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from tmemviz.families.explain.follow.evaluate import Thread
+from tmemviz.families.explain.follow.machine import Machine, Trace
+from tmemviz.families.explain.follow.places import Places
+from tmemviz.families.explain.follow.plan import Plan
+from tmemviz.flow.dataflow import Unconverged
+from tmemviz.ptx.body import Body
+
+MAX_WARPS = 32
+"""A CTA has at most 1024 threads (PTX ISA 5.2.3)."""
+MAX_UNBOUNDED = 4000
+"""A function without launch bounds is run for each of 32 thread groups up to this many evaluated
+instructions; a larger one once, for any thread."""
+_POSITION = ("%tid", "%laneid", "%warpid")
+
+
+@dataclass
+class Analysed:
+    body: Body
+    plan: Plan
+    places: Places
+    traces: list[Trace] = field(default_factory=list)
+    unconverged: bool = False
+    bounded: bool = True
+    """The header bounds the threads: every warp run exists in some launch. Without bounds, the analysis
+    runs 32 groups of threads (by ``%tid.x``), of which only the first surely exists."""
+
+    @property
+    def per_warp(self) -> bool:
+        return any(t.warp is not None for t in self.traces)
+
+    def severity(self, severity: str, warp: int | None, index: int) -> str:
+        """A finding's severity as seen in ``warp`` at instruction ``index``: without launch bounds, a
+        note unless ``warp`` is the first to reach the instruction (so whether it holds depends on how
+        many threads the CTA has, not only on whether the instruction runs)."""
+        return severity if self.surely(warp, index) else "note"
+
+    def surely(self, warp: int | None, index: int) -> bool:
+        if self.bounded or warp is None:
+            return True
+        block = self.plan.graph.block_of(index)
+        first = min((t.warp for t in self.traces if block in t.blocks and t.warp is not None), default=None)
+        return first is None or warp <= first
+
+    def who(self, warp: int | None, index: int) -> str:
+        """`` in warp 3`` (and, without launch bounds, on what it rests), or nothing."""
+        if warp is None or not self.per_warp:
+            return ""
+        if self.surely(warp, index):
+            return f" in warp {warp}"
+        return (
+            f" in threads {32 * warp}..{32 * warp + 31} (if the CTA has that many: the kernel declares no "
+            ".maxntid/.reqntid)"
+        )
+
+
+def analyse(body: Body, explainer: Any, catalog: Any, alone: bool) -> Analysed:
+    """Run ``body`` for every warp (or once); ``alone``: no function it calls may allocate."""
+    plan = Plan(body)
+    places = Places(plan, explainer, catalog, alone)
+    out = Analysed(body, plan, places)
+    warps = body.warps
+    positional = any(
+        any(p in ins.text for p in _POSITION)
+        for ins in body.instructions
+        if ins.index in plan.relevant
+    )  # fmt: skip
+    if warps is None and len(plan.relevant) <= MAX_UNBOUNDED:
+        warps, out.bounded = MAX_WARPS, False  # any launch: up to 1024 threads
+    positions: list[int | None] = (
+        list(range(warps)) if warps is not None and warps <= MAX_WARPS and positional else [None]
+    )
+    for warp in positions:
+        machine = Machine(plan, Thread(warp, body.ntid), places)
+        try:
+            states = machine.solve()
+        except Unconverged:
+            out.unconverged = True
+            return out
+        out.traces.append(machine.trace(states))
+    return out
+
+
+def allocations(a: Analysed) -> dict[Any, dict[str, Any]]:
+    """Per allocation key: its alloc lines, the nCols they take, the warps that allocate and free it, and
+    the lines of its deallocs."""
+    out: dict[Any, dict[str, Any]] = defaultdict(
+        lambda: {
+            "lines": set(),
+            "columns": set(),
+            "by": set(),
+            "freed_by": set(),
+            "frees": set(),
+            "at": set(),
+        }
+    )
+    for t in a.traces:
+        for ins, key, _, columns in t.allocs:
+            out[key]["lines"].add(ins.line)
+            out[key]["at"].add(ins.index)
+            out[key]["columns"].add(columns)
+            out[key]["by"].add(t.warp)
+        for ins, key, _, _ in t.deallocs:
+            if key is not None:
+                out[key]["freed_by"].add(t.warp)
+                out[key]["frees"].add(ins.line)
+    return out

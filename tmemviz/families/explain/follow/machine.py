@@ -1,0 +1,306 @@
+"""One PTX function run abstractly for one thread position: the data-flow problem check solves.
+
+The state at each point of the control-flow graph (:mod:`tmemviz.flow`) is what every path to it
+agrees on, for a thread of one warp (:class:`~tmemviz.families.explain.follow.evaluate.Thread`):
+
+* the values registers may hold (:mod:`tmemviz.families.explain.follow.values`), for the slice of instructions
+  that matter (:class:`~tmemviz.families.explain.follow.plan.Plan`);
+* per allocation (keyed by the shared-memory place ``tcgen05.alloc`` writes its address to, where
+  every reader of the address finds it): whether this thread has not allocated it, holds it, or freed
+  it, as the set of what some path says (a must when the set has one member, a may otherwise);
+* the tcgen05.ld not yet waited for (:mod:`tmemviz.families.explain.follow.pending`) and the tcgen05.st
+  likewise.
+
+:func:`solve` runs the problem to its fixed point; :meth:`Machine.trace` then goes over each reachable
+block once more and notes what the rules judge (:class:`Trace`). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tmemviz.families.explain.follow.conditions import refine
+from tmemviz.families.explain.follow.evaluate import Thread, effect, operand
+from tmemviz.families.explain.follow.pending import (
+    Hazard,
+    Pending,
+    Stored,
+    after_other,
+    after_tcgen05,
+    joined,
+)
+from tmemviz.families.explain.follow.values import Pred, Sym, bounds, exact, join, widen
+from tmemviz.flow.dataflow import solve
+from tmemviz.ptx import constants as c
+from tmemviz.ptx.body import Instruction
+
+NONE, HELD, FREED = "none", "held", "freed"
+ACCESSES = frozenset(("ld", "st", "cp", "mma", "shift"))
+RELEASES = ("bar.sync", "bar.arrive", "bar.red", "barrier.sync", "barrier.arrive", "barrier.red",
+            "barrier.cta", "barrier.cluster.arrive", "mbarrier.arrive", "tcgen05.commit")  # fmt: skip
+"""Instructions that let other threads go on, which may then write or free Tensor Memory."""
+
+
+@dataclass(frozen=True)
+class Spot:
+    """Where one operand lands for one offset (``exact``) or a range of them: lanes and columns from the
+    allocation's base, and the least lane and column it reaches whatever the offset."""
+
+    key: Any
+    lanes: tuple[int, int]
+    cols: tuple[int, int]
+    least: tuple[int, int]
+    exact: bool
+
+
+@dataclass
+class State:
+    regs: dict[str, Any]
+    life: dict[Any, frozenset[str]]
+    pending: tuple[Pending, ...] = ()
+    stored: tuple[Stored, ...] = ()
+
+    def status(self, key: Any) -> frozenset[str]:
+        return self.life.get(key, frozenset((NONE,)))
+
+
+@dataclass
+class Access:
+    ins: Instruction
+    op: str
+    key: Any
+    """The allocation its address is in (None: not known)."""
+    spots: list[tuple[Any, list[Spot]]]
+    """(touch, its spots) per operand."""
+    status: frozenset[str]
+
+
+@dataclass
+class Trace:
+    """What one thread position saw at each instruction the rules judge."""
+
+    warp: int | None
+    blocks: set[int] = field(default_factory=set)
+    accesses: list[Access] = field(default_factory=list)
+    allocs: list[tuple[Instruction, Any, dict[Any, frozenset[str]], int | None]] = field(default_factory=list)
+    """Each alloc run: its key, what every allocation's status was before it, its nCols."""
+    deallocs: list[tuple[Instruction, Any, frozenset[str], int | None]] = field(default_factory=list)
+    exits: list[tuple[int, dict[Any, frozenset[str]]]] = field(default_factory=list)
+    hazards: list[Hazard] = field(default_factory=list)
+
+
+class Machine:
+    """The data-flow problem of one function for one thread position (the :class:`~tmemviz.flow.dataflow.
+    Problem` protocol), and its trace."""
+
+    widen_after = 3
+
+    def __init__(self, plan: Any, thread: Thread, keys: Any) -> None:
+        self.plan, self.thread, self.keys = plan, thread, keys
+        self.body = plan.body
+        self.relevant = plan.relevant
+        self._trace: Trace | None = None
+
+    # -- the lattice ---------------------------------------------------------------------------------
+    def join(self, a: State, b: State) -> State:
+        regs = {}
+        other = b.regs
+        for k, v in a.regs.items():
+            w = other.get(k)
+            if w is None:
+                continue
+            j = v if w is v else join(v, w)
+            if j is not None:
+                regs[k] = j
+        life = dict(a.life)
+        for k, v in b.life.items():
+            life[k] = life.get(k, frozenset((NONE,))) | v
+        for k in a.life.keys() - b.life.keys():
+            life[k] = life[k] | {NONE}
+        return State(regs, life, joined(a.pending, b.pending), tuple(dict.fromkeys(a.stored + b.stored)))
+
+    def widen(self, old: State, new: State) -> State:
+        regs = {}
+        for k, v in new.regs.items():
+            w = widen(old.regs.get(k), v) if k in old.regs else None
+            if w is not None:
+                regs[k] = w
+        return State(regs, new.life, new.pending, new.stored)
+
+    def same(self, a: State, b: State) -> bool:
+        return a.regs == b.regs and a.life == b.life and a.pending == b.pending and a.stored == b.stored
+
+    # -- running -------------------------------------------------------------------------------------
+    def solve(self) -> dict[int, State]:
+        return solve(self.plan.graph, State({}, {}), self)
+
+    def trace(self, states: dict[int, State]) -> Trace:
+        trace = Trace(self.thread.warp)
+        self._trace = trace
+        try:
+            for b, state in sorted(states.items()):
+                trace.blocks.add(b)
+                self.transfer(b, state)
+        finally:
+            self._trace = None
+        return trace
+
+    def transfer(self, block: int, state: State) -> dict[int, State]:
+        s = State(dict(state.regs), dict(state.life), state.pending, state.stored)
+        relevant = self.relevant
+        for ins in self.plan.code[block]:
+            if not s.pending and ins.index not in relevant:
+                continue
+            truth = self._guard(ins, s.regs)
+            if truth is False:
+                continue
+            if ins.head == "tcgen05":
+                self._tcgen05(ins, s, truth is None)
+            else:
+                if s.pending:
+                    s.pending = after_other(self, ins, s, self._trace)
+                if ins.index in relevant:
+                    self._assign(ins, s.regs, truth is None)
+        return self._edges(block, s)
+
+    def _guard(self, ins: Instruction, regs: dict[str, Any]) -> bool | None:
+        g = ins.guard
+        if g is None:
+            return True
+        p = regs.get(g.lstrip("!"))
+        if not isinstance(p, Pred) or p.truth is None:
+            return None
+        return (not p.truth) if g.startswith("!") else p.truth
+
+    def _assign(self, ins: Instruction, regs: dict[str, Any], maybe: bool) -> None:
+        new = effect(self.body, ins, regs.get, self.thread)
+        for name, value in new.items():
+            if maybe:
+                value = join(regs.get(name), value)
+            if value is None:
+                regs.pop(name, None)
+            else:
+                regs[name] = value
+
+    def _edges(self, block: int, s: State) -> dict[int, State]:
+        graph = self.plan.graph
+        b = graph.blocks[block]
+        code = self.plan.code[block]
+        last = code[-1] if code and code[-1].index == b.end - 1 else None
+        if b.exits and self._trace is not None and (last is None or self._guard(last, s.regs) is not False):
+            line = last.line if last is not None and last.head in ("ret", "exit") else self.body_end()
+            self._trace.exits.append((line, dict(s.life)))
+        if not b.succ:
+            return {}
+        if last is None or last.guard is None or last.head not in ("bra", "brx", "ret", "exit", "trap"):
+            return {succ: s for succ in b.succ}
+        truth = self._guard(last, s.regs)
+        fall = block + 1 if block + 1 in b.succ and (last.head != "bra" or len(b.succ) > 1) else None
+        jumps = [x for x in b.succ if x != fall] if last.head in ("bra", "brx") else []
+        out: dict[int, State] = {}
+        for target, taken in [(x, True) for x in jumps] + ([(fall, False)] if fall is not None else []):
+            if truth is not None and truth != taken:
+                continue
+            out[target] = s if truth is not None else self._assume(s, last.guard, taken)
+        return {k: v for k, v in out.items() if v is not None}
+
+    def body_end(self) -> int:
+        code = self.body.code
+        return code[-1].line if code else self.body.line
+
+    def _assume(self, s: State, guard: str, taken: bool) -> State | None:
+        """``s`` where the guard came out so that the branch is ``taken`` (None: it never does)."""
+        name = guard.lstrip("!")
+        p = s.regs.get(name)
+        truth = taken if not guard.startswith("!") else not taken
+        if not isinstance(p, Pred) or p.cond is None:
+            return s
+        reg = p.cond[1]
+        refined = refine(p.cond, truth, s.regs.get(reg))
+        if refined is None:
+            return None
+        regs = dict(s.regs)
+        regs[reg] = refined
+        regs[name] = Pred(truth, p.cond)
+        return State(regs, s.life, s.pending, s.stored)
+
+    # -- tcgen05 -------------------------------------------------------------------------------------
+    def _tcgen05(self, ins: Instruction, s: State, maybe: bool) -> None:
+        parts = ins.opcode.split(".")
+        op = parts[1].split("::")[0] if len(parts) > 1 else ""
+        trace = self._trace
+        s.pending, s.stored = after_tcgen05(self, ins, op, parts, s, trace)
+        if op == "alloc":
+            key = self.keys.alloc_key(ins, s.regs, self.thread)
+            before = s.status(key)
+            if trace is not None:
+                trace.allocs.append((ins, key, dict(s.life), self._columns(ins, s.regs)))
+            s.life[key] = before | {HELD} if maybe else frozenset((HELD,))
+        elif op == "dealloc":
+            key = self.keys.address_key(self.address_value(ins, s.regs))
+            before = s.status(key) if key is not None else frozenset()
+            if trace is not None:
+                trace.deallocs.append((ins, key, before, self._columns(ins, s.regs)))
+            if key is not None:
+                s.life[key] = before | {FREED} if maybe else frozenset((FREED,))
+        elif op in ACCESSES and trace is not None:
+            spots = self.spots(ins, s.regs)
+            key = self.keys.address_key(self.address_value(ins, s.regs))
+            trace.accesses.append(
+                Access(ins, op, key, spots, s.status(key) if key is not None else frozenset())
+            )
+        if op == "ld" and ins.index in self.relevant:
+            self._assign(ins, s.regs, maybe)
+
+    def address_value(self, ins: Instruction, regs: dict[str, Any]) -> Any:
+        """The value of the register in the instruction's first ``[...]`` operand (a dealloc's first)."""
+        try:
+            operands = ins.parsed.operands
+        except Exception:
+            return None
+        for o in operands:
+            if o.startswith("["):
+                names = self.body.registers(o)
+                return regs.get(names[0]) if names else None
+        if ins.opcode.startswith("tcgen05.dealloc") and operands:
+            names = self.body.registers(operands[0])
+            return regs.get(names[0]) if names else None
+        return None
+
+    def _columns(self, ins: Instruction, regs: dict[str, Any]) -> int | None:
+        try:
+            last = ins.parsed.operands[-1]
+        except Exception:
+            return None
+        return exact(operand(last, regs.get, self.thread, self.body))
+
+    def spots(self, ins: Instruction, regs: dict[str, Any]) -> list[tuple[Any, list[Spot]]]:
+        """Each operand this instruction touches, and where it lands per offset of its register."""
+        out = []
+        for touch in self.keys.touches(ins, regs):
+            value = regs.get(touch.register)
+            key = self.keys.base_key(value)
+            out.append((touch, _spots(touch, value, key) if key is not None else []))
+        return out
+
+
+def _spots(touch: Any, value: Any, key: Any) -> list[Spot]:
+    if not isinstance(value, Sym):
+        return []
+    out = []
+    for b in value.offset:
+        if touch.scale:  # bits 31:30 are the scale factor's byte, not the lane
+            b = c.Bits(b.value & 0x3FFFFFFF, (b.known | 0xC0000000) & ((1 << b.width) - 1), b.width)
+        if b.exact:
+            lane, col = (b.value >> 16) & 0xFFFF, b.value & 0xFFFF
+            lanes = (lane + touch.lanes[0], lane + touch.lanes[1])
+            cols = (col + touch.cols[0], col + touch.cols[1])
+            out.append(Spot(key, lanes, cols, (lanes[1], cols[1]), True))
+            continue
+        lane_bits = c.Bits((b.value >> 16) & 0xFFFF, (b.known >> 16) & 0xFFFF, 16)
+        col_bits = c.Bits(b.value & 0xFFFF, b.known & 0xFFFF, 16)
+        (l0, l1), (c0, c1) = bounds(lane_bits), bounds(col_bits)
+        lanes, cols = (l0 + touch.lanes[0], l1 + touch.lanes[1]), (c0 + touch.cols[0], c1 + touch.cols[1])
+        out.append(Spot(key, lanes, cols, (l0 + touch.lanes[1], c0 + touch.cols[1]), False))
+    return out

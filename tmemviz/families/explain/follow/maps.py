@@ -1,0 +1,80 @@
+"""What the TMEM map draws of an analysed kernel: its allocations in line order, and every region its
+accesses touch in each warp (:class:`~tmemviz.families.explain.regions.Region`). Pure: no I/O."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tmemviz.families.explain.follow.kernel import Analysed, allocations
+from tmemviz.families.explain.regions import Region
+from tmemviz.tmem import TMEM_LANES
+
+
+@dataclass
+class MapAlloc:
+    index: int
+    line: int
+    columns: int | None
+    cta_group: int
+
+
+@dataclass
+class MapStatement:
+    line: int
+    op: str
+
+
+@dataclass
+class MapKernel:
+    name: str | None
+    line: int
+    allocs: list[MapAlloc] = field(default_factory=list)
+    statements: list[MapStatement] = field(default_factory=list)
+
+
+def columns_of(info: dict[str, Any]) -> int | None:
+    """An allocation's nCols when every alloc of it takes the same known number."""
+    found = info["columns"]
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def outside(spot: Any, columns: int | None) -> bool:
+    """Whether a spot is past the allocation: for an exact offset, any cell past 128 lanes or ``columns``
+    (or before the base); for a range of offsets, the least it reaches whatever the offset (PTX 9.7.16.2)."""
+    if spot.exact:
+        return spot.lanes[1] >= TMEM_LANES or spot.lanes[0] < 0 or spot.cols[0] < 0 or (
+            columns is not None and spot.cols[1] >= columns
+        )  # fmt: skip
+    lane, col = spot.least
+    return lane >= TMEM_LANES or (columns is not None and col >= columns)
+
+
+def kernel_map(a: Analysed) -> tuple[MapKernel, list[Region]]:
+    known = allocations(a)
+    keys = sorted((k for k, v in known.items() if v["lines"]), key=lambda k: min(known[k]["lines"]))
+    kernel = MapKernel(a.body.name, a.body.line)
+    index = {}
+    for i, k in enumerate(keys):
+        lines = known[k]["lines"]
+        pair = any("cta_group::2" in ins.text for ins in a.plan.tcgen05 if ins.line in lines)
+        kernel.allocs.append(MapAlloc(i, min(lines), columns_of(known[k]), 2 if pair else 1))
+        index[k] = i
+    kernel.statements = [MapStatement(i.line, i.opcode.split(".")[1].split("::")[0]) for i in a.plan.tcgen05]
+    regions: dict[Region, None] = {}
+    for t in a.traces:
+        for access in t.accesses:
+            for touch, spots in access.spots:
+                for spot in spots:
+                    if spot.key not in index:
+                        continue
+                    alloc = kernel.allocs[index[spot.key]]
+                    far = outside(spot, alloc.columns)
+                    exact = spot.exact and touch.exact
+                    line, op = access.ins.line, access.op
+                    cells = (spot.lanes, spot.cols)
+                    region = Region(
+                        line, op, touch.what, alloc.index, *cells, touch.writes, far, exact, spot.least
+                    )
+                    regions[region] = None
+    return kernel, list(regions)

@@ -1,0 +1,186 @@
+"""The ``wait-ld`` rule, stated once: when a tcgen05.ld (or st) is complete, and what may not come before.
+
+The PTX ISA orders a tcgen05.ld's reads of Tensor Memory before later work only through
+``tcgen05.wait::ld`` (9.7.16.8.5: it "causes the executing thread to block until all prior tcgen05.ld
+operations issued by the executing thread have completed"; 9.7.16.6: tcgen05.ld is asynchronous and
+not ordered with the thread's later tcgen05 operations; later ISA text: a register dependency does not
+order the memory accesses, and the producer pattern is ``tcgen05.ld -> tcgen05.wait::ld ->
+mbarrier.arrive``). Until then, each of these is a hazard:
+
+* a tcgen05.st/mma/cp/shift of this thread whose cells may meet the ld's (same allocation, overlapping
+  lanes and columns; disjoint cells are no hazard);
+* a tcgen05.dealloc;
+* a release (``bar``/``barrier`` sync, arrive or red, ``mbarrier.arrive``, ``tcgen05.commit``), after
+  which another warp may write those cells (the rules decide with what the whole function writes).
+
+On today's hardware (shared/spec ordering-facts §1) one ld is one ``LDTM`` whose scoreboard the first
+instruction *consuming* any of its destination registers waits on; a plain copy (``mov``, a bit-cast or
+a vector pack or unpack) is no instruction there and waits for nothing, so its destination joins the
+load's registers instead. A hazard after a consuming read is ordered by that scoreboard, not by the ISA
+(a note); one with no consuming read is ordered by nothing (a warning). The flagged instruction's own
+reads count after the check. Each load is reported once, at its first hazard.
+
+The same for tcgen05.st and ``tcgen05.wait::st``: a later tcgen05.ld or MMA of this thread reading
+cells the st wrote. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+RELEASES = ("bar.sync", "bar.arrive", "bar.red", "barrier.sync", "barrier.arrive", "barrier.red",
+            "barrier.cta", "barrier.cluster.arrive", "mbarrier.arrive")  # fmt: skip
+"""Instructions that let other threads go on (``tcgen05.commit`` too: it arrives on an mbarrier)."""
+WRITERS = ("st", "mma", "cp", "shift")
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A tcgen05.ld not waited for: the registers holding its data (copies included), whether one of
+    them was consumed, and the cells it reads."""
+
+    index: int
+    line: int
+    regs: frozenset[str]
+    consumed: bool
+    spots: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Stored:
+    index: int
+    line: int
+    spots: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Hazard:
+    """An instruction (``line``, ``what``) that may overtake the ld (``kind`` "ld") or st ("st") on
+    ``source``. ``relation``: ``meets`` (its cells may meet the load's), ``unknown`` (the analysis cannot
+    tell), ``release`` (decided with the whole function's writers), ``frees`` (a dealloc)."""
+
+    line: int
+    index: int
+    what: str
+    kind: str
+    source: int
+    consumed: bool
+    relation: str
+    spots: tuple[Any, ...]
+    warp: int | None
+
+
+def joined(a: tuple[Pending, ...], b: tuple[Pending, ...]) -> tuple[Pending, ...]:
+    """Loads pending on either path: registers of either, consumed only where both consumed."""
+    if a == b:
+        return a
+    out: dict[int, Pending] = {p.index: p for p in a}
+    for p in b:
+        q = out.get(p.index)
+        if q is not None:
+            spots = tuple(dict.fromkeys(p.spots + q.spots))
+            p = Pending(p.index, p.line, p.regs | q.regs, p.consumed and q.consumed, spots)
+        out[p.index] = p
+    return tuple(sorted(out.values(), key=lambda p: p.index))
+
+
+def relation(a: tuple[Any, ...], b: tuple[Any, ...]) -> str:
+    """``meets`` when some cells of ``a`` and ``b`` may be the same, ``disjoint`` when none can be,
+    ``unknown`` when an address is not known."""
+    if not a or not b:
+        return "unknown"
+    unknown = False
+    for x in a:
+        for y in b:
+            if x.key is None or y.key is None:
+                unknown = True
+            elif x.key == y.key and _overlap(x.lanes, y.lanes) and _overlap(x.cols, y.cols):
+                return "meets"
+    return "unknown" if unknown else "disjoint"
+
+
+def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+def _read(pending: tuple[Pending, ...], reads: tuple[str, ...], writes: tuple[str, ...], copy: bool):  # type: ignore[no-untyped-def]
+    """The loads after an instruction reading ``reads`` and writing ``writes`` (a plain copy or not)."""
+    out = []
+    for p in pending:
+        hit = any(r in p.regs for r in reads)
+        killed = writes and any(w in p.regs for w in writes)
+        if not hit and not killed:
+            out.append(p)
+            continue
+        regs = p.regs - set(writes) if killed else p.regs
+        if hit and copy:
+            regs = regs | set(writes)
+        out.append(Pending(p.index, p.line, frozenset(regs), p.consumed or (hit and not copy), p.spots))
+    return tuple(out)
+
+
+def _report(trace: Any, ins: Any, what: str, p: Any, kind: str, relation_: str, consumed: bool) -> None:
+    if trace is not None:
+        trace.hazards.append(
+            Hazard(ins.line, ins.index, what, kind, p.line, consumed, relation_, p.spots, trace.warp)
+        )
+
+
+def after_other(machine: Any, ins: Any, s: Any, trace: Any) -> tuple[Pending, ...]:
+    """The pending loads after an instruction that is no tcgen05 one."""
+    if ins.opcode.startswith(RELEASES):
+        for p in s.pending:
+            _report(trace, ins, ins.opcode.split(" ")[0], p, "ld", "release", p.consumed)
+        return ()
+    plan = machine.plan
+    return _read(s.pending, plan.reads(ins), plan.writes(ins), ins.head == "mov")
+
+
+def after_tcgen05(machine: Any, ins: Any, op: str, parts: list[str], s: Any, trace: Any) -> tuple[Any, Any]:
+    """The pending loads and stores after a tcgen05 instruction (``op``: ld, st, mma, wait ...)."""
+    pending, stored = s.pending, s.stored
+    if op == "wait":
+        return ((), stored) if parts[1] == "wait::ld" else (pending, ())
+    what = "tcgen05." + op
+    spots = None
+    if pending and op in (*WRITERS, "dealloc", "commit"):
+        if op in ("dealloc", "commit"):
+            for p in pending:
+                _report(trace, ins, what, p, "ld", "frees" if op == "dealloc" else "release", p.consumed)
+            pending = ()
+        else:
+            spots = machine.spots(ins, s.regs)
+            written = tuple(x for t, found in spots if t.writes for x in found)
+            kept = []
+            for p in pending:
+                r = relation(p.spots, written) if written or not spots else "unknown"
+                if r == "disjoint":
+                    kept.append(p)
+                    continue
+                _report(trace, ins, what, p, "ld", r, p.consumed)
+            pending = tuple(kept)
+    if stored and op in ("ld", "mma"):
+        spots = spots if spots is not None else machine.spots(ins, s.regs)
+        read = tuple(x for t, found in spots if not t.writes or op == "ld" for x in found)
+        kept_st = []
+        for st in stored:
+            if relation(st.spots, read) == "meets":
+                _report(trace, ins, what, st, "st", "meets", False)
+            else:
+                kept_st.append(st)
+        stored = tuple(kept_st)
+    if pending:
+        plan = machine.plan
+        pending = _read(pending, plan.reads(ins), (), False)
+    if op == "ld":
+        spots = spots if spots is not None else machine.spots(ins, s.regs)
+        cells = tuple(x for _, found in spots for x in found)
+        dests = frozenset(machine.plan.writes(ins))
+        new = Pending(ins.index, ins.line, dests, False, cells)
+        pending = (*(p for p in pending if p.index != ins.index), new)
+    elif op == "st":
+        spots = spots if spots is not None else machine.spots(ins, s.regs)
+        cells = tuple(x for _, found in spots for x in found)
+        stored = (*(x for x in stored if x.index != ins.index), Stored(ins.index, ins.line, cells))
+    return pending, stored

@@ -1,0 +1,151 @@
+"""Which allocation a Tensor Memory address is in, and what each tcgen05 instruction touches from it.
+
+``tcgen05.alloc [slot], nCols`` writes the allocation's base address to shared memory at ``slot``; every
+warp that uses it reads it back from there (``ld.shared``, or a generic ``ld`` after ``cvta``). An
+allocation is therefore named by that place (:data:`Key`): a value read from it is the base, plus
+whatever offsets are added. The place of each alloc is worked out once per function from the registers
+its operand is built from when each is written once (a variable's address and constants); otherwise in
+the thread position that runs the alloc.
+
+A kernel that allocates once and calls nothing that may allocate holds no other Tensor Memory: an
+address the analysis cannot follow is then in that one allocation (``sole``). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from tmemviz.errors import TmemvizError
+from tmemviz.families.explain.follow.evaluate import Thread, address, effect
+from tmemviz.families.explain.follow.footprint import Touch, touches
+from tmemviz.families.explain.follow.values import Sym, exact
+from tmemviz.ptx.body import Instruction
+
+Key = Any
+"""``(base, byte offset)`` of the shared-memory slot, or ``("alloc", index)`` when that is not known."""
+
+
+class Places:
+    def __init__(self, plan: Any, explainer: Any, catalog: Any, alone: bool) -> None:
+        self.plan, self.explainer, self.catalog, self.alone = plan, explainer, catalog, alone
+        body = plan.body
+        self.allocs = [i for i in plan.tcgen05 if i.opcode.startswith("tcgen05.alloc")]
+        counts: Counter[str] = Counter()
+        for ins in body.instructions:
+            counts.update(plan.writes(ins))
+        self._once = {r for r, n in counts.items() if n == 1}
+        self._defs = {w: ins for ins in body.instructions for w in plan.writes(ins) if w in self._once}
+        self.static: dict[int, Key] = {}
+        for ins in self.allocs:
+            key = self._static_slot(ins)
+            if key is not None:
+                self.static[ins.index] = key
+        self.clobbered = self._stored_places()
+        """Places an ordinary store writes: a slot among them may hold something else when read."""
+        self.known: set[Key] = set(self.static.values()) - self.clobbered
+        self.aliases: dict[Key, Key] = {}
+        self.sole: Key = None
+        if alone and len(self.allocs) == 1:
+            self.sole = self.static.get(self.allocs[0].index, ("alloc", self.allocs[0].index))
+        self._touches: dict[tuple[int, Any], list[Touch]] = {}
+        self._extents: dict[int, Any] = {}
+
+    def _stored_places(self) -> set[Key]:
+        out = set()
+        for ins in self.plan.body.instructions:
+            if (
+                ins.head in ("st", "atom", "red")
+                and ".global" not in ins.opcode
+                and ".param" not in ins.opcode
+            ):
+                key = self._static_slot(ins)
+                if key is not None:
+                    out.add(key)
+        return out
+
+    def _static_slot(self, ins: Instruction) -> Key:
+        """The place an instruction's first ``[...]`` operand names, from registers written once (a
+        thread position changes nothing there)."""
+        thread = Thread(None, None)
+        cache: dict[str, Any] = {}
+
+        def get(name: str, depth: int = 0) -> Any:
+            if name in cache:
+                return cache[name]
+            cache[name] = None
+            d = self._defs.get(name)
+            if d is None or depth > 16:
+                return None
+            value = effect(self.plan.body, d, lambda n: get(n, depth + 1), thread).get(name)
+            cache[name] = value
+            return value
+
+        try:
+            first = ins.parsed.operands[0]
+        except (TmemvizError, IndexError):
+            return None
+        if not first.startswith("["):
+            return None
+        return place_of(address(first, get, thread, self.plan.body))
+
+    def alloc_key(self, ins: Instruction, regs: dict[str, Any], thread: Thread) -> Key:
+        key = self.static.get(ins.index)
+        if key is not None:
+            return key
+        try:
+            place = place_of(address(ins.parsed.operands[0], regs.get, thread, self.plan.body))
+        except (TmemvizError, IndexError):
+            place = None
+        key = self.sole if self.sole is not None else (place or ("alloc", ins.index))
+        if place is not None and place not in self.clobbered:
+            self.aliases[place] = key  # its slot, as this thread position computes it
+        return key
+
+    def base_key(self, value: Any) -> Key:
+        """The allocation whose base (plus an offset) ``value`` is, or None."""
+        if isinstance(value, Sym) and value.base[0] == "slot":
+            place = value.base[1]
+            return place if place in self.known else self.aliases.get(place)
+        return None
+
+    def address_key(self, value: Any) -> Key:
+        """The allocation an address value is in, or None when not known."""
+        key = self.base_key(value)
+        return key if key is not None else self.sole
+
+    def touches(self, ins: Instruction, regs: dict[str, Any]) -> list[Touch]:
+        record = ins.record
+        if record is None:
+            return []
+        idesc = None
+        if record.get("op") == "mma" and not record.get("idesc") and record.get("idesc_operand"):
+            idesc = exact(regs.get(str(record["idesc_operand"])))
+        key = (ins.index, idesc)
+        found = self._touches.get(key)
+        if found is None:
+            found = self._touches[key] = touches(record, self.catalog, self._extent(ins), idesc)
+        return found
+
+    def _extent(self, ins: Instruction) -> Any:
+        if ins.record is None or ins.record.get("op") not in ("ld", "st", "ld.red"):
+            return None
+        try:
+            found = self.explainer.footprint(ins.parsed)
+        except TmemvizError:
+            return None
+        if not found or not found[1]:
+            return None
+        cells = found[1]
+        lanes = [lane for lane, _ in cells]
+        cols = [col for _, col in cells]
+        return (min(lanes), max(lanes)), (min(cols), max(cols))
+
+
+def place_of(value: Any) -> Key:
+    """A memory place as a key: a base and one byte offset (None when not one place)."""
+    if isinstance(value, Sym):
+        at = exact(value.offset)
+        return (value.base, at) if at is not None else None
+    at = exact(value)
+    return (("abs",), at) if at is not None else None

@@ -1,0 +1,134 @@
+"""What a register may hold, for the data-flow analysis of a kernel: the abstract values and their lattice.
+
+* a number: a :data:`~tmemviz.ptx.constants.Value` (one or a few candidate values, or bits of which some
+  are known; :mod:`tmemviz.ptx.constants`): a constant, a choice of constants (an accumulator stage in
+  0..stages-1), a thread's position (``%tid.x`` in warp 2 is 64 plus five unknown bits);
+* :class:`Sym`: a base that is not a number the PTX shows, plus a number: a variable's address
+  (``("var", "smem")``), a value made by an instruction the analysis does not follow (``("def", k)``:
+  copies and offsets of it are still recognised), or what a load read from a place (``("slot",
+  place)``: an alloc's base address once the place is known to be its slot);
+* :class:`Pred`: a predicate, true, false or unknown, with the comparison that set it (so a branch
+  on it tells each side what the compared register holds there);
+* ``None``: nothing known (the top of the lattice); a register absent from a state holds it.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Union
+
+from tmemviz.ptx import constants as c
+
+MAX_STAGES = 3
+"""A number with at most this many unknown bits is kept as its candidate values (``and.b32 %r, %n, 1``
+is 0 or 1: two accumulator stages, each judged on its own); more stay bits."""
+
+
+@dataclass(frozen=True)
+class Sym:
+    base: tuple[Any, ...]
+    offset: c.Value
+
+
+@dataclass(frozen=True)
+class Pred:
+    truth: bool | None
+    cond: tuple[Any, ...] | None = None
+    """``(cmp, register, its value when compared, the other side's value, signed)`` or None."""
+
+
+Abstract = Union[c.Value, Sym, Pred]
+ZERO = c.const(0)
+UNKNOWN_PRED = Pred(None)
+
+
+def number(v: Any) -> c.Value | None:
+    """``v`` when it is a number."""
+    return v if isinstance(v, tuple) else None
+
+
+def stages(v: c.Value) -> c.Value:
+    """Candidates for a value with few unknown bits (see :data:`MAX_STAGES`).
+
+    >>> [b.value for b in stages((c.Bits(0, 0xFFFFFFFE),))]
+    [0, 1]
+    """
+    out: list[c.Bits] = []
+    for b in v:
+        mask = ~b.known & ((1 << b.width) - 1)
+        if b.exact or bin(mask).count("1") > MAX_STAGES:
+            out.append(b)
+            continue
+        bits = [1 << i for i in range(b.width) if mask >> i & 1]
+        full = (1 << b.width) - 1
+        for k in range(1 << len(bits)):
+            value = b.value
+            for i, bit in enumerate(bits):
+                if k >> i & 1:
+                    value |= bit
+            out.append(c.Bits(value, full, b.width))
+    return c.choice(*((x,) for x in out)) if len(out) != len(v) else v
+
+
+def join(a: Any, b: Any) -> Any:
+    """What holds on either of two paths (None: nothing known)."""
+    if a is None or b is None:
+        return None
+    if a == b:
+        return a
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return c.choice(a, b)
+    if isinstance(a, Sym) and isinstance(b, Sym) and a.base == b.base:
+        return Sym(a.base, c.choice(a.offset, b.offset))
+    if isinstance(a, Pred) and isinstance(b, Pred):
+        return Pred(a.truth if a.truth == b.truth else None, a.cond if a.cond == b.cond else None)
+    return None
+
+
+def widen(old: Any, new: Any) -> Any:
+    """At a loop header, once the loop has gone round a few times: a value still changing keeps what its
+    candidates agree on (a base, known bits), which can only shrink, so the loop's facts stop growing."""
+    if old == new or old is None or new is None:
+        return new
+    if isinstance(new, tuple):
+        return (c.merge(new),) if len(new) > 1 else new
+    if isinstance(new, Sym):
+        return Sym(new.base, (c.merge(new.offset),) if len(new.offset) > 1 else new.offset)
+    if isinstance(new, Pred):
+        return Pred(new.truth, None)
+    return None
+
+
+def bounds(b: c.Bits, signed: bool = False) -> tuple[int, int]:
+    """The least and greatest value ``b`` can hold.
+
+    >>> bounds(c.Bits(64, ~31 & 0xFFFFFFFF)), bounds(c.Bits(0, 0x7FFFFFFF), True)
+    ((64, 95), (-2147483648, 0))
+    """
+    full = (1 << b.width) - 1
+    free = ~b.known & full
+    if not signed:
+        return b.value & b.known, (b.value & b.known) | free
+    sign = 1 << (b.width - 1)
+    low, high = b.value & b.known, (b.value & b.known) | free
+    if free & sign:  # the sign varies: the lowest sets it, the highest clears it
+        return (low | sign) - (1 << b.width), high & ~sign
+    if low & sign:
+        return low - (1 << b.width), high - (1 << b.width)
+    return low, high
+
+
+def exact(v: Any) -> int | None:
+    """The one value a number holds, or None."""
+    if isinstance(v, tuple) and len(v) == 1 and v[0].exact:
+        return v[0].value
+    return None
+
+
+def values(v: c.Value) -> list[int] | None:
+    """Every value of a number whose candidates are all exact (None otherwise)."""
+    if all(b.exact for b in v):
+        return [b.value for b in v]
+    return None
