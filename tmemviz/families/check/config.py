@@ -58,7 +58,15 @@ def settings(start: Path | None = None) -> Settings:
     path = find((start or Path.cwd()).absolute())
     if path is None:
         return Settings()
-    return parse(_load(path), str(path))
+    return parse(_load(path), _shown(path))
+
+
+def _shown(path: Path) -> str:
+    """The file as a refusal names it: from the working directory when it is there or above."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return str(path)
 
 
 def _load(path: Path) -> Mapping[str, Any]:
@@ -70,9 +78,9 @@ def _load(path: Path) -> Mapping[str, Any]:
         with open(path, "rb") as f:
             return tomllib.load(f)
     except OSError as exc:
-        raise TmemvizError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise TmemvizError(f"cannot read {_shown(path)}: {exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise TmemvizError(f"{path} is not valid TOML ({exc}); fix it to read its {TABLE}") from None
+        raise TmemvizError(f"{_shown(path)} is not valid TOML ({exc}); fix it to read its {TABLE}") from None
 
 
 def parse(data: Mapping[str, Any], path: str) -> Settings:
