@@ -162,3 +162,16 @@ def test_sarif_tools_reads_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ]
     assert [(Path(p).name, *rest) for p, *rest in records] == expected
     assert sarif_file.get_result_count() == len(expected) and "error" in sarif_file.get_severities()
+
+
+def test_text_and_standard_input_are_named_by_valid_uris(tmp_path: Path) -> None:
+    """``<text>`` (the API's ``text=``) is no URI as it is: it is written percent-encoded."""
+    tmemviz.check(text=CLEAN.read_text().replace(".target sm_100a", ".target sm_90a")).save(
+        tmp_path / "t.sarif"
+    )
+    log = json.loads((tmp_path / "t.sarif").read_text())
+    validate(log)
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]
+    }
+    assert uris == {"%3Ctext%3E"}

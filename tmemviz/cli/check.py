@@ -49,10 +49,12 @@ def check(
     output: OutputOpt = None,
     layouts: LayoutsOpt = None,
     select: Annotated[
-        Optional[list[str]], Option("--select", help=f"Apply only these rules. {RULES_HELP}.")
+        Optional[list[str]],
+        Option("--select", metavar="RULE[,RULE]", help=f"Apply only these rules. {RULES_HELP}."),
     ] = None,
     ignore: Annotated[
-        Optional[list[str]], Option("--ignore", help=f"Do not apply these rules. {RULES_HELP}.")
+        Optional[list[str]],
+        Option("--ignore", metavar="RULE[,RULE]", help=f"Do not apply these rules. {RULES_HELP}."),
     ] = None,
     fail_on: Annotated[
         Optional[FailOn],
@@ -73,28 +75,43 @@ def check(
     ] = False,
     baseline: Annotated[
         Optional[str],
-        Option("--baseline", help="A file of findings recorded before: those are not shown and do not fail."),
+        Option(
+            "--baseline",
+            metavar="FILE",
+            help="A file of findings recorded before: those are not shown and do not fail.",
+        ),
     ] = None,
     write_baseline: Annotated[
         Optional[str],
         Option(
-            "--write-baseline", help="Record every finding shown in this file, then use it as the baseline."
+            "--write-baseline",
+            metavar="FILE",
+            help="Record every finding shown in this file, then use it as the baseline.",
         ),
     ] = None,
     exclude: Annotated[
         Optional[list[str]],
-        Option("--exclude", help="Glob of files and directories a directory walk leaves out (repeatable)."),
+        Option(
+            "--exclude",
+            metavar="GLOB",
+            help="Glob of files and directories a directory walk leaves out (repeatable).",
+        ),
     ] = None,
     root: Annotated[
         Optional[Path],
         Option(
             "--root",
+            metavar="DIR",
             help="SARIF file URIs are relative to this directory [default: the working directory].",
             show_default=False,
         ),
     ] = None,
 ) -> int:
-    """Lint PTX for Tensor Memory bugs: allocation size, accesses outside it, leaks, .cta_group, .target."""
+    """Lint PTX for Tensor Memory bugs: allocation size, accesses outside it, leaks, .cta_group, .target.
+
+    [tool.tmemviz.check] in the nearest pyproject.toml sets select, ignore, fail-on, notes, baseline and
+    exclude; an option given here replaces its setting (docs/check.md).
+    """
     from tmemviz.families.check.run import Request, run
 
     request = Request(
