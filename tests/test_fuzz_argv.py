@@ -161,7 +161,7 @@ def argv(rng: random.Random, command: str, tmp: Path) -> list[str]:
         if is_bool:
             args.append(flag)
             continue
-        if flag in ("--output", "-o"):
+        if flag in ("--output", "-o", "--write-baseline"):  # files are written only under tmp
             value = str(
                 tmp / f"out{rng.randint(0, 3)}{rng.choice(['.json', '.csv', '.txt', '.html', '', '/'])}"
             )

@@ -1,4 +1,4 @@
-"""tmemviz check at the command line: formats, exit statuses 0/1/2, SARIF 2.1.0, and the TMEM map."""
+"""tmemviz check at the command line: formats, exit statuses 0/1/2, the TMEM map (SARIF: test_sarif.py)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_run import bad, run
+from cli_run import bad, flat, run
 
 import tmemviz
-from tmemviz.families.check.rules import RULES
 
 KERNELS = Path(__file__).parents[1] / "kernels"
 CLEAN = KERNELS / "check_triton_mma_n128.ptx"
@@ -24,7 +23,11 @@ def broken(tmp_path: Path) -> Path:
 
 def test_exit_statuses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "check", str(CLEAN))
-    assert (code, err) == (0, "") and "no findings" not in out and "note" in out
+    # Notes are left out by default, and the table says how many (--notes shows them).
+    assert (code, err) == (0, "") and "no findings (not shown: 2 notes)" in flat(out)
+    assert "2 notes not shown: --notes shows them" in out
+    code, out, err = run(capsys, "check", str(CLEAN), "--notes")
+    assert (code, err) == (0, "") and "2 notes" in out and "compute capability 10.0 only" in flat(out)
     code, out, err = run(capsys, "check", str(broken(tmp_path)), str(CLEAN))
     assert code == 1 and "target" in out and err == ""
     line = bad(capsys, "check", str(tmp_path / "missing.ptx"))
@@ -42,68 +45,8 @@ def test_json_is_files_with_findings(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert f["path"].endswith("bad.ptx")
     assert all(set(x) == {"line", "severity", "rule", "message"} for x in f["findings"])
     assert {x["rule"] for x in f["findings"] if x["severity"] == "error"} == {"target"}
-
-
-def sarif_schema() -> dict:
-    """The parts of the SARIF 2.1.0 schema (OASIS, sarif-schema-2.1.0.json) a code-scanning upload needs:
-    required properties, types and enums, written out here (no schema file is fetched or shipped)."""
-    text = {"type": "object", "required": ["text"], "properties": {"text": {"type": "string"}}}
-    return {
-        "type": "object",
-        "required": ["version", "runs"],
-        "properties": {
-            "version": {"enum": ["2.1.0"]},
-            "$schema": {"type": "string"},
-            "runs": {"type": "array", "items": {
-                "type": "object",
-                "required": ["tool"],
-                "properties": {
-                    "tool": {"type": "object", "required": ["driver"], "properties": {"driver": {
-                        "type": "object", "required": ["name"],
-                        "properties": {"name": {"type": "string"}, "version": {"type": "string"},
-                                       "rules": {"type": "array", "items": {
-                                           "type": "object", "required": ["id"],
-                                           "properties": {"id": {"type": "string"}, "shortDescription": text,
-                                                          "fullDescription": text, "help": text}}}}}}},
-                    "results": {"type": "array", "items": {
-                        "type": "object", "required": ["message"],
-                        "properties": {
-                            "ruleId": {"type": "string"},
-                            "ruleIndex": {"type": "integer", "minimum": -1},
-                            "level": {"enum": ["none", "note", "warning", "error"]},
-                            "message": text,
-                            "locations": {"type": "array", "items": {"type": "object", "properties": {
-                                "physicalLocation": {"type": "object", "properties": {
-                                    "artifactLocation": {"type": "object", "properties": {
-                                        "uri": {"type": "string", "format": "uri-reference"}}},
-                                    "region": {"type": "object", "properties": {
-                                        "startLine": {"type": "integer", "minimum": 1}}}}}}}},
-                        }}},
-                },
-            }},
-        },
-    }  # fmt: skip
-
-
-def test_sarif(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    jsonschema = pytest.importorskip("jsonschema")
-    code, out, _ = run(capsys, "check", str(broken(tmp_path)), str(CLEAN), "--format", "sarif")
-    log = json.loads(out)
-    jsonschema.validate(log, sarif_schema())
-    (sarif_run,) = log["runs"]
-    driver = sarif_run["tool"]["driver"]
-    assert code == 1 and driver["name"] == "tmemviz"
-    assert [r["id"] for r in driver["rules"]] == [r.id for r in RULES]
-    findings = [f for x in tmemviz.check([broken(tmp_path), CLEAN]).subject for f in x.findings]
-    assert len(sarif_run["results"]) == len(findings)
-    for result, finding in zip(sarif_run["results"], findings, strict=True):
-        assert result["ruleId"] == finding.rule == driver["rules"][result["ruleIndex"]]["id"]
-        assert result["level"] == finding.severity
-        assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == finding.line
-    out_file = tmp_path / "out.sarif"
-    code, _, _ = run(capsys, "check", str(CLEAN), "-o", str(out_file))
-    assert code == 0 and json.loads(out_file.read_text())["runs"][0]["results"]
-    bad(capsys, "check", str(CLEAN), "-f", "json", "-o", str(tmp_path / "x.sarif"))
+    assert {x["severity"] for x in f["findings"]} == {"error"}, "notes only with --notes"
+    assert any("note not shown" in n or "notes not shown" in n for n in doc["notes"])
 
 
 @pytest.mark.parametrize("name", FIGURES)
@@ -154,7 +97,14 @@ def test_check_reads_standard_input_once(
 def test_sarif_is_a_form_of_the_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The API's save() writes the SARIF that -o FILE.sarif writes (one document, one writer)."""
     bad_ptx = broken(tmp_path)
-    code, _, _ = run(capsys, "check", str(bad_ptx), "-o", str(tmp_path / "cli.sarif"))
+    code, _, _ = run(capsys, "check", str(bad_ptx), "--notes", "-o", str(tmp_path / "cli.sarif"))
     assert code == 1
-    tmemviz.check(bad_ptx).save(tmp_path / "api.sarif")
-    assert (tmp_path / "api.sarif").read_bytes() == (tmp_path / "cli.sarif").read_bytes()
+    tmemviz.check(bad_ptx).save(tmp_path / "api.sarif")  # the API's document keeps every finding
+
+    def timeless(path: Path) -> dict:
+        log = json.loads(path.read_text())
+        for invocation in log["runs"][0]["invocations"]:
+            assert invocation.pop("startTimeUtc") <= invocation.pop("endTimeUtc")
+        return log
+
+    assert timeless(tmp_path / "api.sarif") == timeless(tmp_path / "cli.sarif")

@@ -36,6 +36,8 @@ class Checker:
     follower: Any = None
     findings: list[Finding] = field(default_factory=list)
     leaks: list[tuple[set[str], list[Finding]]] = field(default_factory=list)
+    texts: dict[int, str] = field(default_factory=dict)
+    """Line -> the statement a finding is reported on (what a baseline's fingerprint rests on)."""
 
     def function(self, body: Body, a: Analysed | None) -> None:
         if a is None:
@@ -52,6 +54,10 @@ class Checker:
             (leaks if f.rule == "never-freed" else self.findings).append(f)
         if leaks:
             self.leaks.append((callees_of(body), leaks))
+        lines = {f.line for f in found}
+        for ins in body.instructions:
+            if ins.line in lines:
+                self.texts.setdefault(ins.line, ins.text)
 
     def finish(self, module: Any) -> list[Finding]:
         out = list(self.findings) + list(_target(module))

@@ -18,7 +18,12 @@ NOTES = (
 )
 
 
-def check_document(checked: Sequence[Checked]) -> Document:
+def check_document(checked: Sequence[Checked], run: Any = None, notes: Sequence[str] = ()) -> Document:
+    """``run``: the :class:`~tmemviz.families.check.sarif.Invocation` SARIF reports (its exit status, start
+    and root); ``notes``: what the run's options left out, said under the table and in the JSON."""
+    from tmemviz.families.check.sarif import Invocation
+
+    run = run or Invocation(status(checked))
     files = [c.record() for c in checked]
     count = sum(len(f["findings"]) for f in files)
 
@@ -34,7 +39,7 @@ def check_document(checked: Sequence[Checked]) -> Document:
     def table(width: int):
         from tmemviz.families.check.views import findings_view
 
-        return findings_view(files)
+        return findings_view(files, [c.hidden for c in checked])
 
     def figure(detail: str):
         from tmemviz.families.explain.figures import map_spec
@@ -45,7 +50,7 @@ def check_document(checked: Sequence[Checked]) -> Document:
         from tmemviz import __version__
         from tmemviz.families.check.sarif import sarif_text
 
-        return sarif_text(checked, __version__)
+        return sarif_text(checked, __version__, run)
 
     return Document(
         kind="check",
@@ -58,21 +63,27 @@ def check_document(checked: Sequence[Checked]) -> Document:
         views={"findings": table},
         figure=figure,
         more={"sarif": sarif},
-        notes=NOTES,
+        notes=(*NOTES, *notes),
         subject=checked,
     )
 
 
 def check_files(files: Any, text: str | None, catalog: Any) -> Document:
-    """Check ``files`` (one path, or several; ``-`` is stdin) and ``text``, as one document."""
+    """Check ``files`` (one path or directory, or several; ``-`` is stdin) and ``text``, as one document
+    holding every finding (notes too: the command line's options choose what a run shows)."""
     import os
 
+    from tmemviz.families.check.sarif import Invocation
     from tmemviz.families.check.source import check_sources
 
+    run = Invocation()
     paths = [files] if isinstance(files, (str, os.PathLike)) else list(files)
-    return check_document(check_sources(paths, text, catalog))
+    checked = check_sources(paths, text, catalog)
+    run.status = status(checked)
+    return check_document(checked, run)
 
 
-def status(checked: Sequence[Checked]) -> int:
-    """The exit status: 1 when any file has an error or a warning, else 0."""
-    return 1 if any(failing(c.findings) for c in checked) else 0
+def status(checked: Sequence[Checked], fail_on: str = "warning") -> int:
+    """The exit status: 1 when any file has a finding at ``fail_on`` or above (an error or a warning by
+    default), else 0."""
+    return 1 if any(failing(c.findings, fail_on) for c in checked) else 0

@@ -24,15 +24,26 @@ class Finding:
         return {"line": self.line, "severity": self.severity, "rule": self.rule, "message": self.message}
 
 
-def failing(findings: Iterable[Finding]) -> bool:
-    """Whether any finding is an error or a warning (``tmemviz check`` then exits 1).
+def at_least(severity: str, level: str) -> bool:
+    """Whether ``severity`` is ``level`` or more severe.
+
+    >>> at_least("error", "warning"), at_least("note", "warning"), at_least("warning", "warning")
+    (True, False, True)
+    """
+    return SEVERITIES.index(severity) <= SEVERITIES.index(level)
+
+
+def failing(findings: Iterable[Finding], fail_on: str = "warning") -> bool:
+    """Whether any finding is at ``fail_on`` or above (``tmemviz check`` then exits 1); by default an
+    error or a warning.
 
     >>> failing([Finding(3, "note", "target", "runs on sm_100")])
     False
-    >>> failing([Finding(3, "warning", "wait-ld", "")])
-    True
+    >>> warning = Finding(3, "warning", "wait-ld", "")
+    >>> failing([warning]), failing([warning], "error")
+    (True, False)
     """
-    return any(f.severity in ("error", "warning") for f in findings)
+    return any(at_least(f.severity, fail_on) for f in findings)
 
 
 def ordered(findings: Iterable[Finding]) -> list[Finding]:

@@ -9,7 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 SEVERITIES = ("error", "warning", "note")
-"""Most to least severe; ``error`` and ``warning`` make ``tmemviz check`` exit 1."""
+"""Most to least severe; by default ``error`` and ``warning`` make ``tmemviz check`` exit 1 (``--fail-on``
+says otherwise)."""
+
+DOCS_URL = "https://github.com/tmemviz/tmemviz/blob/main/docs/"
+"""Where the project's documentation is published: the one base of every link a rule carries (SARIF
+``helpUri``: the rule's own section of check.md)."""
 
 
 @dataclass(frozen=True)
@@ -19,6 +24,13 @@ class Rule:
     """One line: what the rule finds."""
     why: str
     """Why it is a bug, with the source."""
+    level: str = "error"
+    """The most severe level it reports (SARIF ``defaultConfiguration.level``); some rules also note."""
+
+    @property
+    def help_uri(self) -> str:
+        """The rule's section of docs/check.md (its heading is the id, so the anchor is the id)."""
+        return f"{DOCS_URL}check.md#{self.id}"
 
 
 RULES = (
@@ -39,12 +51,14 @@ RULES = (
         "a kernel allocates Tensor Memory and never frees it",
         "PTX ISA, tcgen05.alloc: Tensor Memory allocated by a CTA must be freed with tcgen05.dealloc before "
         "the kernel exits; otherwise later CTAs on the SM wait for columns that never come back.",
+        level="warning",
     ),
     Rule(
         "dealloc-mismatch",
         "tcgen05.dealloc frees another number of columns than its alloc allocated",
         "PTX ISA, tcgen05.dealloc: it frees the allocation at taddr of nCols columns; freeing fewer leaks "
         "the rest, freeing more frees columns this CTA does not own.",
+        level="warning",
     ),
     Rule(
         "use-after-dealloc",
@@ -73,8 +87,18 @@ RULES = (
         "wait-ld",
         "Tensor Memory written, freed or released to other threads while a tcgen05.ld may still be reading",
         "PTX 9.7.16.6: a tcgen05.ld is complete only after tcgen05.wait::ld; the explain scanner's rule.",
+        level="warning",
+    ),
+    Rule(
+        "unreadable",
+        "a tcgen05 statement the PTX reader cannot read (so nothing about it is checked)",
+        "PTX ISA 4 (Syntax): an instruction is an opcode and comma-separated operands ending in ';'. A "
+        "tcgen05 statement read otherwise (a bracket never closed, an empty operand, the text ending "
+        "inside it) is judged by no rule, so check says so rather than report the kernel clean.",
     ),
 )
 """Every rule, in the order the documentation lists them."""
 
 BY_ID = {rule.id: rule for rule in RULES}
+
+assert all(rule.level in SEVERITIES for rule in RULES)

@@ -1,66 +1,141 @@
-"""Findings as SARIF 2.1.0 (OASIS), the format GitHub code scanning reads: one run, tool ``tmemviz``
-with every rule, one result per finding with its ``ruleId``, level and ``region.startLine``."""
+"""Findings as SARIF 2.1.0 (OASIS), the format GitHub code scanning reads: one run, tool ``tmemviz`` with
+every rule (its descriptions, help, link and default level), the invocation (exit code, start and end
+in UTC), and one result per finding: its ``ruleId``, level, message, the file as a URI relative to the
+root (``uriBaseId`` ``%SRCROOT%``, given in ``originalUriBaseIds``), the line, and a fingerprint that
+survives line shifts (``partialFingerprints``)."""
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
-from tmemviz.families.check.rules import RULES
+from tmemviz.families.check.rules import DOCS_URL, RULES, Rule
 
-SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 VERSION = "2.1.0"
+ROOT = "%SRCROOT%"
+"""The ``uriBaseId`` of every file under the root: code scanning resolves it against the checkout."""
+FINGERPRINT = "tmemviz/v1"
+"""The ``partialFingerprints`` key (:func:`tmemviz.families.check.baseline.fingerprints`)."""
 
 
-def sarif_log(files: Sequence[Any], version: str) -> dict[str, Any]:
-    """The SARIF log of checked files (each with ``path`` and ``findings``)."""
-    rules = [
-        {
-            "id": rule.id,
-            "name": "".join(part.capitalize() for part in rule.id.split("-")),
-            "shortDescription": {"text": rule.title},
-            "fullDescription": {"text": rule.why},
-            "help": {"text": f"{rule.why} See docs/check.md, rule {rule.id}."},
-        }
-        for rule in RULES
-    ]
-    index = {rule.id: i for i, rule in enumerate(RULES)}
-    results = [
-        {
-            "ruleId": f.rule,
-            "ruleIndex": index[f.rule],
-            "level": f.severity,
-            "message": {"text": f.message},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": _uri(checked.path)},
-                        "region": {"startLine": max(1, f.line)},
-                    }
-                }
-            ],
-        }
-        for checked in files
-        for f in checked.findings
-    ]
-    driver = {"name": "tmemviz", "version": version, "rules": rules}
-    return {"$schema": SCHEMA, "version": VERSION, "runs": [{"tool": {"driver": driver}, "results": results}]}
+def now() -> datetime:
+    return datetime.now(timezone.utc)
 
 
-def _uri(path: str) -> str:
-    """A relative URI as code scanning expects (``-`` and ``<text>`` keep their names).
+@dataclass
+class Invocation:
+    """One run of ``tmemviz check``: when it started, its exit status, and the root relative URIs
+    start from (the working directory by default)."""
 
-    >>> _uri("kernels\\\\a b.ptx"), _uri("./k.ptx")
-    ('kernels/a%20b.ptx', 'k.ptx')
+    status: int = 0
+    start: datetime = field(default_factory=now)
+    root: str = field(default_factory=os.getcwd)
+
+
+def utc(moment: datetime) -> str:
+    """A SARIF date-time: UTC, milliseconds, ``Z``.
+
+    >>> utc(datetime(2025, 1, 2, 3, 4, 5, 678901, tzinfo=timezone.utc))
+    '2025-01-02T03:04:05.678Z'
     """
-    from urllib.parse import quote
-
-    text = path.replace("\\", "/")
-    while text.startswith("./"):
-        text = text[2:]
-    return quote(text, safe="/<>-._~")
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-def sarif_text(files: Sequence[Any], version: str) -> str:
-    return json.dumps(sarif_log(files, version), indent=1) + "\n"
+def descriptor(rule: Rule) -> dict[str, Any]:
+    """A rule as SARIF's ``reportingDescriptor``."""
+    return {
+        "id": rule.id,
+        "name": "".join(part.capitalize() for part in rule.id.split("-")),
+        "shortDescription": {"text": rule.title},
+        "fullDescription": {"text": rule.why},
+        "helpUri": rule.help_uri,
+        "help": {
+            "text": f"{rule.title}. {rule.why} See {rule.help_uri}",
+            "markdown": f"**{rule.title}**\n\n{rule.why}\n\n[tmemviz check: {rule.id}]({rule.help_uri})",
+        },
+        "defaultConfiguration": {"level": rule.level},
+    }
+
+
+def artifact(path: str, root: str) -> dict[str, Any]:
+    """Where a checked file is: relative to the root (with its ``uriBaseId``) when under it, else an
+    absolute ``file:`` URI; standard input and text are named as they are (percent-encoded).
+
+    >>> artifact(os.path.join("k", "a b.ptx"), os.getcwd())
+    {'uri': 'k/a%20b.ptx', 'uriBaseId': '%SRCROOT%'}
+    >>> artifact("<text>", os.getcwd())
+    {'uri': '%3Ctext%3E'}
+    """
+    if path in ("-", "<text>"):
+        return {"uri": quote(path, safe="")}
+    absolute = os.path.abspath(path)
+    try:
+        relative = os.path.relpath(absolute, root)
+    except ValueError:  # another drive (Windows): no relative path
+        relative = os.pardir
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return {"uri": Path(absolute).as_uri()}
+    return {"uri": quote(relative.replace(os.sep, "/"), safe="/"), "uriBaseId": ROOT}
+
+
+def sarif_log(files: Sequence[Any], version: str, run: Invocation | None = None) -> dict[str, Any]:
+    """The SARIF log of checked files (each with ``path``, ``findings`` and their ``prints``)."""
+    run = run or Invocation()
+    index = {rule.id: i for i, rule in enumerate(RULES)}
+    results = []
+    for checked in files:
+        where = artifact(checked.path, run.root)
+        for f in checked.findings:
+            results.append(
+                {
+                    "ruleId": f.rule,
+                    "ruleIndex": index[f.rule],
+                    "level": f.severity,
+                    "message": {"text": f.message},
+                    "locations": [
+                        {
+                            "physicalLocation": {
+                                "artifactLocation": where,
+                                "region": {"startLine": max(1, f.line)},
+                            }
+                        }
+                    ],
+                    "partialFingerprints": {FINGERPRINT: checked.prints[f]},
+                }
+            )
+    driver = {
+        "name": "tmemviz",
+        "version": version,
+        "informationUri": f"{DOCS_URL}check.md",
+        "rules": [descriptor(rule) for rule in RULES],
+    }
+    invocation = {
+        "executionSuccessful": True,  # findings are the run's answer; a run that fails writes no SARIF
+        "exitCode": run.status,
+        "startTimeUtc": utc(run.start),
+        "endTimeUtc": utc(max(now(), run.start)),
+    }
+    root = {"uri": Path(os.path.abspath(run.root)).as_uri().rstrip("/") + "/"}
+    return {
+        "$schema": SCHEMA,
+        "version": VERSION,
+        "runs": [
+            {
+                "tool": {"driver": driver},
+                "invocations": [invocation],
+                "originalUriBaseIds": {ROOT: root},
+                "results": results,
+            }
+        ],
+    }
+
+
+def sarif_text(files: Sequence[Any], version: str, run: Invocation | None = None) -> str:
+    return json.dumps(sarif_log(files, version, run), indent=1) + "\n"
