@@ -168,9 +168,10 @@ class Graph:
         for tail, head in self.back_edges:
             body = bodies.setdefault(head, {head})
             stack = [tail]
+            reachable = self.idom
             while stack:
                 node = stack.pop()
-                if node not in body:
+                if node not in body and node in reachable:  # code no path reaches is in no loop
                     body.add(node)
                     stack.extend(self.blocks[node].pred)
         return {h: frozenset(b) for h, b in bodies.items()}

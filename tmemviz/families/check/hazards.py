@@ -16,14 +16,20 @@ ISA = "PTX 9.7.16.6, 9.7.16.8.5"
 
 
 def hazard_findings(a: Analysed) -> Iterable[Finding]:
-    written = tuple(
-        spot for t in a.traces for access in t.accesses for touch, spots in access.spots if touch.writes
-        for spot in spots
-    )  # fmt: skip
     for t in a.traces:
         for h in t.hazards:
-            f = _finding(h, written)
+            f = _finding(h, _writes(a, h.barrier))
             yield Finding(f.line, a.severity(f.severity, t.warp, h.index), f.rule, f.message)
+
+
+def _writes(a: Analysed, barrier: frozenset[object] | None) -> tuple[object, ...]:
+    """The cells Tensor Memory writers write, in the warps that wait on ``barrier`` before anything
+    (every warp for a release on no mbarrier, or one whose place is not known): an arrive on an
+    mbarrier no writer's warp waits on lets no writer go on."""
+    return tuple(
+        spot for t in a.traces if barrier is None or None in t.waits or barrier & t.waits
+        for access in t.accesses for touch, spots in access.spots if touch.writes for spot in spots
+    )  # fmt: skip
 
 
 def _finding(h: Hazard, written: tuple[object, ...]) -> Finding:

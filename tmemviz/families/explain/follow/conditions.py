@@ -75,7 +75,7 @@ def refine(cond: tuple[Any, ...], truth: bool, current: Any) -> Any:
     """What the compared register holds where ``cond`` came out ``truth``: its candidates that agree
     (``current`` must still be the value compared); None when none does (that side is never taken)."""
     cmp, _, was, other, signed = cond
-    if current != was or not isinstance(current, tuple) or not all(b.exact for b in current):
+    if current != was or type(current) is not tuple or not all(b.exact for b in current):
         return current
     if not truth:
         cmp = _NEGATE[cmp]
@@ -103,7 +103,7 @@ def setp(
         for i, j, op in ((1, 2, cmp), (2, 1, _FLIP[cmp])):
             mine, other = val(i), number(val(j))
             o = [x.value if not signed else signed_value(x.value, x.width) for x in other] if other else None
-            if ops[i][:1] in "%" and isinstance(mine, tuple) and other and all(x.exact for x in other):
+            if ops[i][:1] in "%" and type(mine) is tuple and other and all(x.exact for x in other):
                 cond = (op, ops[i], mine, tuple(o or ()), signed)
                 break
     if boolop is not None and len(ops) >= 4:
@@ -126,16 +126,26 @@ def _bool(op: str, a: bool | None, b: bool | None) -> bool | None:
     return None if a is None or b is None else a != b
 
 
+def predicate(v: Any) -> bool | None:
+    """A predicate's truth: a :class:`Pred`'s, or an immediate's (``mov.pred %p, -1``: true; 0: false)."""
+    if isinstance(v, Pred):
+        return v.truth
+    n = number(v)
+    if n is not None and len(n) == 1 and n[0].exact:
+        return n[0].value != 0
+    return None
+
+
 def logic(head: str, ops: tuple[str, ...], written: list[str], text_value: Any) -> dict[str, Any]:
     def truth(i: int) -> bool | None:
         text = ops[i]
         v = text_value(text.lstrip("!"))
-        t = v.truth if isinstance(v, Pred) else None
+        t = predicate(v)
         return None if t is None else (not t if text.startswith("!") else t)
 
     if head == "mov" and len(ops) == 2:
         v = text_value(ops[1])
-        return {written[0]: v if isinstance(v, Pred) else Pred(None)}
+        return {written[0]: v if isinstance(v, Pred) else Pred(predicate(v))}
     if head == "not" and len(ops) == 2:
         t = truth(1)
         return {written[0]: Pred(None if t is None else not t)}

@@ -189,12 +189,22 @@ def _add(a: Any, b: Any, width: int) -> Any:
         return None
     na, nb = number(a), number(b)
     if na is not None and nb is not None:
-        return c.add(_fit(na, width), _fit(nb, width), width)
+        return loose(c.add(_fit(na, width), _fit(nb, width), width), na, nb)
     if isinstance(a, Sym) and nb is not None:
-        return Sym(a.base, c.add(_fit(a.offset, width), _fit(nb, width), width))
+        return Sym(a.base, loose(c.add(_fit(a.offset, width), _fit(nb, width), width), a.offset, nb))
     if isinstance(b, Sym) and na is not None:
-        return Sym(b.base, c.add(_fit(b.offset, width), _fit(na, width), width))
+        return Sym(b.base, loose(c.add(_fit(b.offset, width), _fit(na, width), width), b.offset, na))
     return None
+
+
+def loose(result: c.Value, *operands: c.Value) -> c.Value:
+    """``result`` of an operation on ``operands``: where two of them are each a choice, every pair was
+    combined, but the values may be tied (a counter and its remainder come from one register), so
+    pairs no path makes are among them; the result then keeps only the bits all agree on, no choice of
+    stages (each judged on its own) that may never happen."""
+    if sum(1 for o in operands if len(o) > 1) < 2 or len(result) < 2:
+        return result
+    return (c.merge(result),)
 
 
 def _neg(a: c.Value, width: int) -> c.Value:
@@ -244,7 +254,10 @@ def _arith(
         result = _pairs(ns[0], ns[1], _FUNCTIONS[head], width, signed)
     elif head == "prmt" and len(ns) == 3 and parts[1:] == ["b32"]:
         result = c.permute(ns[0], ns[1], ns[2])
-    return {d: stages(result)} if result is not None else {}
+    if result is None:
+        return {}
+    tied = loose(result, *ns)
+    return {d: stages(result) if tied is result else tied}
 
 
 def _trunc_div(x: int, y: int) -> int:

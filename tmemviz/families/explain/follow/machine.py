@@ -20,26 +20,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.follow.conditions import refine
-from tmemviz.families.explain.follow.evaluate import Thread, effect, operand
+from tmemviz.families.explain.follow.evaluate import Thread, address, operand
 from tmemviz.families.explain.follow.pending import (
+    RELEASES,
     Hazard,
     Pending,
     Stored,
     after_other,
     after_tcgen05,
     joined,
+    unchanged,
 )
-from tmemviz.families.explain.follow.values import Pred, Sym, bounds, exact, join, widen
+from tmemviz.families.explain.follow.values import Pred, Sym, bounds, exact, join, number, widen
 from tmemviz.flow.dataflow import solve
 from tmemviz.ptx import constants as c
 from tmemviz.ptx.body import Instruction
 
 NONE, HELD, FREED = "none", "held", "freed"
 ACCESSES = frozenset(("ld", "st", "cp", "mma", "shift"))
-RELEASES = ("bar.sync", "bar.arrive", "bar.red", "barrier.sync", "barrier.arrive", "barrier.red",
-            "barrier.cta", "barrier.cluster.arrive", "mbarrier.arrive", "tcgen05.commit")  # fmt: skip
-"""Instructions that let other threads go on, which may then write or free Tensor Memory."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,9 @@ class Trace:
     deallocs: list[tuple[Instruction, Any, frozenset[str], int | None]] = field(default_factory=list)
     exits: list[tuple[int, dict[Any, frozenset[str]]]] = field(default_factory=list)
     hazards: list[Hazard] = field(default_factory=list)
+    waits: set[Any] = field(default_factory=set)
+    """The mbarriers this warp waits on (``mbarrier.try_wait``/``test_wait``), by place; None: one whose
+    place is not known."""
 
 
 class Machine:
@@ -104,15 +107,18 @@ class Machine:
 
     # -- the lattice ---------------------------------------------------------------------------------
     def join(self, a: State, b: State) -> State:
-        regs = {}
-        other = b.regs
-        for k, v in a.regs.items():
-            w = other.get(k)
-            if w is None:
-                continue
-            j = v if w is v else join(v, w)
-            if j is not None:
-                regs[k] = j
+        ra, rb = a.regs, b.regs
+        if ra == rb:
+            regs = ra
+        else:  # most registers agree (paths from one place): only the others are joined
+            regs = dict(ra)
+            for k in {k for k, _ in ra.items() ^ rb.items()}:
+                v, w = ra.get(k), rb.get(k)
+                j = join(v, w) if v is not None and w is not None else None
+                if j is None:
+                    regs.pop(k, None)
+                else:
+                    regs[k] = j
         life = dict(a.life)
         for k, v in b.life.items():
             life[k] = life.get(k, frozenset((NONE,))) | v
@@ -148,21 +154,46 @@ class Machine:
 
     def transfer(self, block: int, state: State) -> dict[int, State]:
         s = State(dict(state.regs), dict(state.life), state.pending, state.stored)
-        relevant = self.relevant
-        for ins in self.plan.code[block]:
-            if not s.pending and ins.index not in relevant:
+        code, watched = self.plan.code[block], self.plan.watched[block]
+        # The evaluated instructions and the releases; every one while a load's registers are unread
+        # (each may read them, or copy them).
+        at = k = 0
+        end = len(code)
+        while at < end:
+            if any(p.regs for p in s.pending):
+                self._step(code[at], s)
+                at += 1
                 continue
-            truth = self._guard(ins, s.regs)
-            if truth is False:
-                continue
-            if ins.head == "tcgen05":
-                self._tcgen05(ins, s, truth is None)
-            else:
-                if s.pending:
-                    s.pending = after_other(self, ins, s, self._trace)
-                if ins.index in relevant:
-                    self._assign(ins, s.regs, truth is None)
+            while k < len(watched) and watched[k] < at:
+                k += 1
+            if k == len(watched):
+                break
+            at = watched[k]
+            self._step(code[at], s)
+            at += 1
         return self._edges(block, s)
+
+    def _step(self, ins: Instruction, s: State) -> None:
+        relevant = self.relevant
+        if (
+            ins.index not in relevant
+            and not any(p.regs for p in s.pending)
+            and not ins.opcode.startswith(RELEASES)
+        ):
+            return
+        truth = self._guard(ins, s.regs)
+        if truth is False:
+            return
+        if ins.head == "tcgen05":
+            self._tcgen05(ins, s, truth is None)
+            return
+        if self._trace is not None and ins.head == "mbarrier" and "wait" in ins.opcode:
+            places = self.barrier(ins, s.regs)
+            self._trace.waits.update(places if places is not None else (None,))
+        if s.pending:
+            s.pending = after_other(self, ins, s, self._trace)
+        if ins.index in relevant:
+            self._assign(ins, s, truth is None)
 
     def _guard(self, ins: Instruction, regs: dict[str, Any]) -> bool | None:
         g = ins.guard
@@ -173,8 +204,11 @@ class Machine:
             return None
         return (not p.truth) if g.startswith("!") else p.truth
 
-    def _assign(self, ins: Instruction, regs: dict[str, Any], maybe: bool) -> None:
-        new = effect(self.body, ins, regs.get, self.thread)
+    def _assign(self, ins: Instruction, s: State, maybe: bool) -> None:
+        regs = s.regs
+        new = self.plan.effect(ins, regs, self.thread)
+        if s.pending and new:
+            s.pending = unchanged(s.pending, tuple(new))
         for name, value in new.items():
             if maybe:
                 value = join(regs.get(name), value)
@@ -184,6 +218,19 @@ class Machine:
                 regs[name] = value
 
     def _edges(self, block: int, s: State) -> dict[int, State]:
+        out = self._taken(block, s)
+        live, blocks = self.plan.live, self.plan.graph.blocks
+        for succ, state in out.items():  # where paths join, a state keeps the registers live there
+            if len(blocks[succ].pred) < 2:
+                continue
+            keep, regs = live[succ], state.regs
+            if len(keep) < len(regs):
+                state.regs = {k: regs[k] for k in keep if k in regs}
+            else:
+                state.regs = {k: v for k, v in regs.items() if k in keep}
+        return out
+
+    def _taken(self, block: int, s: State) -> dict[int, State]:
         graph = self.plan.graph
         b = graph.blocks[block]
         code = self.plan.code[block]
@@ -194,7 +241,7 @@ class Machine:
         if not b.succ:
             return {}
         if last is None or last.guard is None or last.head not in ("bra", "brx", "ret", "exit", "trap"):
-            return {succ: s for succ in b.succ}
+            return {succ: State(s.regs, s.life, s.pending, s.stored) for succ in b.succ}
         truth = self._guard(last, s.regs)
         fall = block + 1 if block + 1 in b.succ and (last.head != "bra" or len(b.succ) > 1) else None
         jumps = [x for x in b.succ if x != fall] if last.head in ("bra", "brx") else []
@@ -202,7 +249,11 @@ class Machine:
         for target, taken in [(x, True) for x in jumps] + ([(fall, False)] if fall is not None else []):
             if truth is not None and truth != taken:
                 continue
-            out[target] = s if truth is not None else self._assume(s, last.guard, taken)
+            out[target] = (
+                State(s.regs, s.life, s.pending, s.stored)
+                if truth is not None
+                else self._assume(s, last.guard, taken)
+            )
         return {k: v for k, v in out.items() if v is not None}
 
     def body_end(self) -> int:
@@ -214,10 +265,10 @@ class Machine:
         name = guard.lstrip("!")
         p = s.regs.get(name)
         truth = taken if not guard.startswith("!") else not taken
-        if not isinstance(p, Pred) or p.cond is None:
-            return s
+        if not isinstance(p, Pred) or p.cond is None or p.cond[1] not in s.regs:
+            return State(s.regs, s.life, s.pending, s.stored)
         reg = p.cond[1]
-        refined = refine(p.cond, truth, s.regs.get(reg))
+        refined = refine(p.cond, truth, s.regs[reg])
         if refined is None:
             return None
         regs = dict(s.regs)
@@ -251,7 +302,7 @@ class Machine:
                 Access(ins, op, key, spots, s.status(key) if key is not None else frozenset())
             )
         if op == "ld" and ins.index in self.relevant:
-            self._assign(ins, s.regs, maybe)
+            self._assign(ins, s, maybe)
 
     def address_value(self, ins: Instruction, regs: dict[str, Any]) -> Any:
         """The value of the register in the instruction's first ``[...]`` operand (a dealloc's first)."""
@@ -266,6 +317,25 @@ class Machine:
         if ins.opcode.startswith("tcgen05.dealloc") and operands:
             names = self.body.registers(operands[0])
             return regs.get(names[0]) if names else None
+        return None
+
+    def barrier(self, ins: Instruction, regs: dict[str, Any]) -> frozenset[Any] | None:
+        """The places of the mbarrier an instruction's ``[...]`` operand may name (one per pipeline stage
+        its address may hold); None when not known."""
+        try:
+            operands = ins.parsed.operands
+        except TmemvizError:
+            return None
+        for o in operands:
+            if o.startswith("["):
+                value = address(o, regs.get, self.thread, self.body)
+                if isinstance(value, Sym):
+                    base, offset = value.base, value.offset
+                else:
+                    base, offset = ("abs",), number(value)
+                if offset is None or not all(b.exact for b in offset):
+                    return None
+                return frozenset((base, b.value) for b in offset)
         return None
 
     def _columns(self, ins: Instruction, regs: dict[str, Any]) -> int | None:
@@ -286,10 +356,11 @@ class Machine:
 
 
 def _spots(touch: Any, value: Any, key: Any) -> list[Spot]:
-    if not isinstance(value, Sym):
+    offset = value.offset if isinstance(value, Sym) else number(value)
+    if offset is None:
         return []
     out = []
-    for b in value.offset:
+    for b in offset:
         if touch.scale:  # bits 31:30 are the scale factor's byte, not the lane
             b = c.Bits(b.value & 0x3FFFFFFF, (b.known | 0xC0000000) & ((1 << b.width) - 1), b.width)
         if b.exact:

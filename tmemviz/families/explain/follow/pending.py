@@ -45,6 +45,10 @@ class Pending:
     regs: frozenset[str]
     consumed: bool
     spots: tuple[Any, ...]
+    bases: frozenset[tuple[str, tuple[int, int], tuple[int, int]]] = frozenset()
+    """(address register, lanes, columns relative to it) of what it reads, while that register still
+    holds the address the load used: a later access through the same register meets it exactly where
+    those relative cells overlap, whatever the analysis knows of the address."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,9 @@ class Hazard:
     relation: str
     spots: tuple[Any, ...]
     warp: int | None
+    barrier: frozenset[Any] | None = None
+    """A release on an mbarrier: the shared-memory places it may name (None: another release, or not
+    known)."""
 
 
 def joined(a: tuple[Pending, ...], b: tuple[Pending, ...]) -> tuple[Pending, ...]:
@@ -80,7 +87,7 @@ def joined(a: tuple[Pending, ...], b: tuple[Pending, ...]) -> tuple[Pending, ...
         q = out.get(p.index)
         if q is not None:
             spots = tuple(dict.fromkeys(p.spots + q.spots))
-            p = Pending(p.index, p.line, p.regs | q.regs, p.consumed and q.consumed, spots)
+            p = Pending(p.index, p.line, p.regs | q.regs, p.consumed and q.consumed, spots, p.bases & q.bases)
         out[p.index] = p
     return tuple(sorted(out.values(), key=lambda p: p.index))
 
@@ -96,8 +103,31 @@ def relation(a: tuple[Any, ...], b: tuple[Any, ...]) -> str:
             if x.key is None or y.key is None:
                 unknown = True
             elif x.key == y.key and _overlap(x.lanes, y.lanes) and _overlap(x.cols, y.cols):
-                return "meets"
+                if x.exact and y.exact:
+                    return "meets"
+                unknown = True  # a range of offsets overlaps: the cells may or may not meet
     return "unknown" if unknown else "disjoint"
+
+
+def same_register(bases: frozenset[Any], through: list[Any]) -> bool:
+    """Whether an access through these (register, lanes, columns) meets a load's cells through the
+    same register, still holding the load's address."""
+    for register, lanes, cols in through:
+        for r, l2, c2 in bases:
+            if r == register and _overlap(lanes, l2) and _overlap(cols, c2):
+                return True
+    return False
+
+
+def unchanged(pending: tuple[Pending, ...], written: tuple[str, ...]) -> tuple[Pending, ...]:
+    """The loads after registers were written: an address register written no longer holds the address."""
+    out = []
+    for p in pending:
+        if p.bases and any(b[0] in written for b in p.bases):
+            p = Pending(p.index, p.line, p.regs, p.consumed, p.spots,
+                        frozenset(b for b in p.bases if b[0] not in written))  # fmt: skip
+        out.append(p)
+    return tuple(out)
 
 
 def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
@@ -105,33 +135,40 @@ def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
 
 
 def _read(pending: tuple[Pending, ...], reads: tuple[str, ...], writes: tuple[str, ...], copy: bool):  # type: ignore[no-untyped-def]
-    """The loads after an instruction reading ``reads`` and writing ``writes`` (a plain copy or not)."""
+    """The loads after an instruction reading ``reads`` and writing ``writes`` (a plain copy or not).
+    A consumed load keeps no registers: nothing it reads changes it any more."""
     out = []
     for p in pending:
-        hit = any(r in p.regs for r in reads)
-        killed = writes and any(w in p.regs for w in writes)
-        if not hit and not killed:
+        regs = p.regs
+        if not regs or (regs.isdisjoint(reads) and regs.isdisjoint(writes)):
             out.append(p)
             continue
-        regs = p.regs - set(writes) if killed else p.regs
-        if hit and copy:
-            regs = regs | set(writes)
-        out.append(Pending(p.index, p.line, frozenset(regs), p.consumed or (hit and not copy), p.spots))
+        hit = not regs.isdisjoint(reads)
+        if hit and not copy:
+            out.append(Pending(p.index, p.line, frozenset(), True, p.spots, p.bases))
+            continue
+        regs = regs.difference(writes)
+        if hit:
+            regs = regs.union(writes)
+        out.append(Pending(p.index, p.line, regs, p.consumed, p.spots, p.bases))
     return tuple(out)
 
 
-def _report(trace: Any, ins: Any, what: str, p: Any, kind: str, relation_: str, consumed: bool) -> None:
+def _report(
+    trace: Any, ins: Any, what: str, p: Any, kind: str, relation_: str, consumed: bool, barrier: Any = None
+) -> None:
     if trace is not None:
         trace.hazards.append(
-            Hazard(ins.line, ins.index, what, kind, p.line, consumed, relation_, p.spots, trace.warp)
+            Hazard(ins.line, ins.index, what, kind, p.line, consumed, relation_, p.spots, trace.warp, barrier)
         )
 
 
 def after_other(machine: Any, ins: Any, s: Any, trace: Any) -> tuple[Pending, ...]:
     """The pending loads after an instruction that is no tcgen05 one."""
     if ins.opcode.startswith(RELEASES):
+        barrier = machine.barrier(ins, s.regs) if trace is not None and ins.head == "mbarrier" else None
         for p in s.pending:
-            _report(trace, ins, ins.opcode.split(" ")[0], p, "ld", "release", p.consumed)
+            _report(trace, ins, ins.opcode.split(" ")[0], p, "ld", "release", p.consumed, barrier)
         return ()
     plan = machine.plan
     return _read(s.pending, plan.reads(ins), plan.writes(ins), ins.head == "mov")
@@ -146,15 +183,20 @@ def after_tcgen05(machine: Any, ins: Any, op: str, parts: list[str], s: Any, tra
     spots = None
     if pending and op in (*WRITERS, "dealloc", "commit"):
         if op in ("dealloc", "commit"):
+            barrier = machine.barrier(ins, s.regs) if trace is not None and op == "commit" else None
             for p in pending:
-                _report(trace, ins, what, p, "ld", "frees" if op == "dealloc" else "release", p.consumed)
+                relation_ = "frees" if op == "dealloc" else "release"
+                _report(trace, ins, what, p, "ld", relation_, p.consumed, barrier)
             pending = ()
         else:
             spots = machine.spots(ins, s.regs)
             written = tuple(x for t, found in spots if t.writes for x in found)
             kept = []
+            through = [(t.register, t.lanes, t.cols) for t, _ in spots if t.writes]
             for p in pending:
                 r = relation(p.spots, written) if written or not spots else "unknown"
+                if r == "unknown" and same_register(p.bases, through):
+                    r = "meets"
                 if r == "disjoint":
                     kept.append(p)
                     continue
@@ -177,7 +219,8 @@ def after_tcgen05(machine: Any, ins: Any, op: str, parts: list[str], s: Any, tra
         spots = spots if spots is not None else machine.spots(ins, s.regs)
         cells = tuple(x for _, found in spots for x in found)
         dests = frozenset(machine.plan.writes(ins))
-        new = Pending(ins.index, ins.line, dests, False, cells)
+        bases = frozenset((t.register, t.lanes, t.cols) for t, _ in spots)
+        new = Pending(ins.index, ins.line, dests, False, cells, bases)
         pending = (*(p for p in pending if p.index != ins.index), new)
     elif op == "st":
         spots = spots if spots is not None else machine.spots(ins, s.regs)

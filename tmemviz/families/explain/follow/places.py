@@ -23,6 +23,8 @@ from tmemviz.families.explain.follow.values import Sym, exact
 from tmemviz.ptx.body import Instruction
 
 Key = Any
+ABSOLUTE = ("absolute",)
+"""The key of addresses given as numbers: comparable with one another only (no allocation's)."""
 """``(base, byte offset)`` of the shared-memory slot, or ``("alloc", index)`` when that is not known."""
 
 
@@ -36,6 +38,8 @@ class Places:
             counts.update(plan.writes(ins))
         self._once = {r for r, n in counts.items() if n == 1}
         self._defs = {w: ins for ins in body.instructions for w in plan.writes(ins) if w in self._once}
+        self._statics: dict[str, Any] = {}
+        self._anywhere = Thread(None, None)
         self.static: dict[int, Key] = {}
         for ins in self.allocs:
             key = self._static_slot(ins)
@@ -52,7 +56,9 @@ class Places:
         self._extents: dict[int, Any] = {}
 
     def _stored_places(self) -> set[Key]:
-        out = set()
+        out: set[Key] = set()
+        if not self.static:
+            return out
         for ins in self.plan.body.instructions:
             if (
                 ins.head in ("st", "atom", "red")
@@ -64,30 +70,29 @@ class Places:
                     out.add(key)
         return out
 
+    def _static(self, name: str, depth: int = 0) -> Any:
+        """What a register written once holds, from its one definition (None: not known); remembered."""
+        cache = self._statics
+        if name in cache:
+            return cache[name]
+        cache[name] = None  # a definition that reads itself, or a chain too long, stays unknown
+        d = self._defs.get(name)
+        if d is None or depth > 16:
+            return None
+        value = effect(self.plan.body, d, lambda n: self._static(n, depth + 1), self._anywhere).get(name)
+        cache[name] = value
+        return value
+
     def _static_slot(self, ins: Instruction) -> Key:
         """The place an instruction's first ``[...]`` operand names, from registers written once (a
         thread position changes nothing there)."""
-        thread = Thread(None, None)
-        cache: dict[str, Any] = {}
-
-        def get(name: str, depth: int = 0) -> Any:
-            if name in cache:
-                return cache[name]
-            cache[name] = None
-            d = self._defs.get(name)
-            if d is None or depth > 16:
-                return None
-            value = effect(self.plan.body, d, lambda n: get(n, depth + 1), thread).get(name)
-            cache[name] = value
-            return value
-
         try:
             first = ins.parsed.operands[0]
         except (TmemvizError, IndexError):
             return None
         if not first.startswith("["):
             return None
-        return place_of(address(first, get, thread, self.plan.body))
+        return place_of(address(first, self._static, self._anywhere, self.plan.body))
 
     def alloc_key(self, ins: Instruction, regs: dict[str, Any], thread: Thread) -> Key:
         key = self.static.get(ins.index)
@@ -103,7 +108,11 @@ class Places:
         return key
 
     def base_key(self, value: Any) -> Key:
-        """The allocation whose base (plus an offset) ``value`` is, or None."""
+        """The allocation whose base (plus an offset) ``value`` is; :data:`ABSOLUTE` for a number (a
+        kernel that takes every column, such as CUTLASS's attention kernels, addresses Tensor Memory from
+        lane 0, column 0 without reading the base back); None when not known."""
+        if type(value) is tuple:
+            return ABSOLUTE
         if isinstance(value, Sym) and value.base[0] == "slot":
             place = value.base[1]
             return place if place in self.known else self.aliases.get(place)

@@ -12,11 +12,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from functools import cached_property
+from typing import Any
 
 from tmemviz.errors import TmemvizError
+from tmemviz.families.explain.follow.evaluate import effect
+from tmemviz.families.explain.follow.pending import RELEASES
 from tmemviz.flow.cfg import Graph, build
 from tmemviz.ptx.body import Body, Instruction, Label
 
+MAX_REMEMBERED = 1 << 16
+"""Evaluations kept per function (a bound on memory, whatever the function)."""
 DATA_VECTORS = frozenset(("ld", "st"))
 """tcgen05 ops whose register vectors are data, not values to follow: ld's destinations (and ld.red's
 reduced value), st's sources."""
@@ -31,7 +36,31 @@ class Plan:
             for b in self.graph.blocks
         ]
         self._reads: dict[int, tuple[str, ...]] = {}
+        self._effects: dict[tuple[Any, ...], dict[str, Any]] = {}
         self._writes: dict[int, tuple[str, ...]] = {}
+
+    def effect(self, ins: Instruction, regs: dict[str, Any], thread: Any) -> dict[str, Any]:
+        """:func:`~tmemviz.families.explain.follow.evaluate.effect`, remembered by what it depends on (the
+        values it reads, and the warp where it reads the thread's position): warps and the rounds of a
+        loop meet the same statement with the same values again and again."""
+        get = regs.get
+        key = (
+            ins.index,
+            thread.warp if ins.index in self.positional else None,
+            *(get(r) for r in self.reads(ins)),
+        )
+        found = self._effects.get(key)
+        if found is None:
+            if len(self._effects) > MAX_REMEMBERED:
+                self._effects.clear()
+            found = self._effects[key] = effect(self.body, ins, get, thread)
+        return found
+
+    @cached_property
+    def positional(self) -> frozenset[int]:
+        """The instructions that read the thread's position (``%tid``, ``%laneid``, ``%warpid``)."""
+        return frozenset(i.index for i in self.body.instructions if "%tid" in i.text or "%laneid" in i.text
+                         or "%warpid" in i.text)  # fmt: skip
 
     def reads(self, ins: Instruction) -> tuple[str, ...]:
         found = self._reads.get(ins.index)
@@ -62,6 +91,9 @@ class Plan:
             if ins.head == "tcgen05":
                 chosen.add(ins.index)
                 needed.extend(self._followed(ins))
+            elif ins.head == "mbarrier":  # which mbarrier a release or a wait names
+                chosen.add(ins.index)
+                needed.extend(r for o in ins.rest.split(",") if "[" in o for r in self.body.registers(o))
             elif ins.head in ("bra", "brx", "ret", "exit", "trap") and ins.guard is not None:
                 chosen.add(ins.index)
                 needed.extend(self.reads(ins))
@@ -76,6 +108,48 @@ class Plan:
                     chosen.add(ins.index)
                     needed.extend(self.reads(ins))
         return frozenset(chosen)
+
+    @cached_property
+    def watched(self) -> list[list[int]]:
+        """Per block, the places in its code of the evaluated instructions and of the releases (what a
+        pending load whose registers were all used still has to meet)."""
+        relevant = self.relevant
+        return [
+            [k for k, ins in enumerate(code) if ins.index in relevant or ins.opcode.startswith(RELEASES)]
+            for code in self.code
+        ]
+
+    @cached_property
+    def live(self) -> list[frozenset[str]]:
+        """Per block, the registers an evaluated instruction may read from its entry on before writing
+        them (live at the entry): all a state needs to keep there. A backward data-flow to a fixed point."""
+        relevant = self.relevant
+        uses, defs = [], []
+        for code in self.code:
+            use: set[str] = set()
+            kill: set[str] = set()
+            for ins in code:
+                if ins.index not in relevant:
+                    continue
+                use.update(r for r in self.reads(ins) if r not in kill)
+                if ins.guard is None:  # a guarded write may leave the old value: not a kill
+                    kill.update(self.writes(ins))
+            uses.append(use)
+            defs.append(kill)
+        blocks = self.graph.blocks
+        live: list[set[str]] = [set(u) for u in uses]
+        changed = True
+        while changed:
+            changed = False
+            for b in reversed(range(len(blocks))):
+                out: set[str] = set()
+                for succ in blocks[b].succ:
+                    out |= live[succ]
+                new = uses[b] | (out - defs[b])
+                if len(new) != len(live[b]):
+                    live[b] = new
+                    changed = True
+        return [frozenset(x) for x in live]
 
     def _followed(self, ins: Instruction) -> list[str]:
         """The registers of a tcgen05 instruction whose values matter (not ld/st data vectors)."""

@@ -16,8 +16,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, NamedTuple, Union
 
 from tmemviz.ptx import constants as c
 
@@ -25,15 +24,20 @@ MAX_STAGES = 3
 """A number with at most this many unknown bits is kept as its candidate values (``and.b32 %r, %n, 1``
 is 0 or 1: two accumulator stages, each judged on its own); more stay bits."""
 
+MAX_COUNTED = 12
+"""A loop-carried number is let grow one candidate per round up to this many before widening keeps only
+its shared bits: pipelines have a few stages, and a stage counter wraps before that."""
 
-@dataclass(frozen=True)
-class Sym:
+
+class Sym(NamedTuple):
+    """A base and an offset (a named tuple: compared and hashed in C, as states are joined often; a
+    number is a plain tuple, told apart by its exact type)."""
+
     base: tuple[Any, ...]
     offset: c.Value
 
 
-@dataclass(frozen=True)
-class Pred:
+class Pred(NamedTuple):
     truth: bool | None
     cond: tuple[Any, ...] | None = None
     """``(cmp, register, its value when compared, the other side's value, signed)`` or None."""
@@ -46,7 +50,7 @@ UNKNOWN_PRED = Pred(None)
 
 def number(v: Any) -> c.Value | None:
     """``v`` when it is a number."""
-    return v if isinstance(v, tuple) else None
+    return v if type(v) is tuple else None
 
 
 def stages(v: c.Value) -> c.Value:
@@ -78,7 +82,7 @@ def join(a: Any, b: Any) -> Any:
         return None
     if a == b:
         return a
-    if isinstance(a, tuple) and isinstance(b, tuple):
+    if type(a) is tuple and type(b) is tuple:
         return c.choice(a, b)
     if isinstance(a, Sym) and isinstance(b, Sym) and a.base == b.base:
         return Sym(a.base, c.choice(a.offset, b.offset))
@@ -92,13 +96,19 @@ def widen(old: Any, new: Any) -> Any:
     candidates agree on (a base, known bits), which can only shrink, so the loop's facts stop growing."""
     if old == new or old is None or new is None:
         return new
-    if isinstance(new, tuple):
-        return (c.merge(new),) if len(new) > 1 else new
+    if type(new) is tuple:
+        return _counted(new)
     if isinstance(new, Sym):
-        return Sym(new.base, (c.merge(new.offset),) if len(new.offset) > 1 else new.offset)
+        return Sym(new.base, _counted(new.offset))
     if isinstance(new, Pred):
         return Pred(new.truth, None)
     return None
+
+
+def _counted(v: c.Value) -> c.Value:
+    if len(v) <= MAX_COUNTED and all(b.exact for b in v):
+        return v  # a pipeline stage or phase: it stops growing at its count (refined at a branch)
+    return (c.merge(v),) if len(v) > 1 else v
 
 
 def bounds(b: c.Bits, signed: bool = False) -> tuple[int, int]:
@@ -122,7 +132,7 @@ def bounds(b: c.Bits, signed: bool = False) -> tuple[int, int]:
 
 def exact(v: Any) -> int | None:
     """The one value a number holds, or None."""
-    if isinstance(v, tuple) and len(v) == 1 and v[0].exact:
+    if type(v) is tuple and len(v) == 1 and v[0].exact:
         return v[0].value
     return None
 
