@@ -5,9 +5,10 @@
 DIR (default ``.corpus/`` at the repository root, which git ignores) receives one folder per project, the
 scratch virtual environments the compilers are installed in (``DIR/venvs``, or ``--venvs``; nothing is
 installed into the environment running this script), and ``manifest.json``: one entry per file with its
-project, compiler and version, how it was made, its source and what kind of kernel it is. Every PTX gets a
-cubin assembled by ptxas 13.5 (pip ``nvidia-cuda-nvcc``: ``ptxas -arch=sm_100a -lineinfo``, ``sm_103a``
-where the PTX targets it) and that cubin's ``nvdisasm -c -g`` listing (``.sass``).
+project, compiler and version, how it was made, its source and what kind of kernel it is (and, for a
+kernel that keeps a bug on purpose, ``expected_findings``: the check rules that must report it). Every
+PTX gets a cubin assembled by ptxas 13.5 (pip ``nvidia-cuda-nvcc``: ``ptxas -arch=sm_100a -lineinfo``,
+``sm_103a`` where the PTX targets it) and that cubin's ``nvdisasm -c -g`` listing (``.sass``).
 
 Resumable: a job whose outputs are recorded is skipped; a job that failed is recorded with the reason
 and tried again only with ``--retry``. One failure never stops the others. Jobs run one at a time (the
@@ -18,14 +19,16 @@ reads it when it is there.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +57,18 @@ class Job:
     build: Callable[[Context, Path], list[dict[str, Any]]]
     """Writes the job's files under the given folder; returns one entry (``file`` relative to it, plus
     kind, persistent, warp_specialized, source, made) per PTX or cubin written."""
+    meta: dict[str, str] = field(default_factory=dict)
+    inputs: tuple[Path, ...] = ()
+    """This project's files the job compiles: a job is built again when they change."""
+
+    def digest(self) -> str:
+        """A hash of the inputs ('' for a job that has none: a pinned registry package's own sources)."""
+        if not self.inputs:
+            return ""
+        h = hashlib.sha256()
+        for path in self.inputs:
+            h.update(path.name.encode() + b"\0" + path.read_bytes())
+        return h.hexdigest()
 
 
 class Context:
@@ -120,19 +135,13 @@ def cutlass_jobs() -> list[Job]:
                      f"cutlass_library/source/examples/{example}", **made}]  # fmt: skip
 
         meta = {"kind": kind, "persistent": persistent, "warp_specialized": ws}
-        job = Job(f"cutlass/{Path(example).stem}", "CUTLASS C++ examples", "cutlass", build)
-        job.meta = meta  # type: ignore[attr-defined]
-        jobs.append(job)
+        jobs.append(Job(f"cutlass/{Path(example).stem}", "CUTLASS C++ examples", "cutlass", build, meta))
     return jobs
 
 
 def all_jobs() -> list[Job]:
     jobs = cutlass_jobs()
-    for spec in ours.JOBS:
-        job = Job(spec.name, spec.project, spec.venv, spec.build)
-        job.meta = {}  # type: ignore[attr-defined]
-        jobs.append(job)
-    return jobs
+    return jobs + [Job(s.name, s.project, s.venv, s.build, inputs=s.inputs) for s in ours.JOBS]
 
 
 def compiler_of(ctx: Context, job: Job) -> dict[str, str]:
@@ -190,18 +199,22 @@ def assemble(ctx: Context, ptx: Path, entry: dict[str, Any]) -> list[dict[str, A
 
 
 def run(ctx: Context, job: Job, retry: bool) -> dict[str, Any]:
-    """One job, skipped when its state says it was built (and its files are there)."""
+    """One job, skipped when its state says it was built from the same inputs (and its files are there)."""
     state = ctx.root / "state" / (job.name.replace("/", "--") + ".json")
+    digest = job.digest()
     if state.is_file():
         old = json.loads(state.read_text())
-        built = "error" not in old and all((ctx.root / e["path"]).exists() for e in old["entries"])
-        if built or ("error" in old and not retry):
+        same = old.get("inputs", "") == digest
+        built = same and "error" not in old and all((ctx.root / e["path"]).exists() for e in old["entries"])
+        if built or (same and "error" in old and not retry):
             return old
     out = ctx.root / job.name
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists():  # built again from scratch: no cubin or listing of an older PTX is kept
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
     log(f"{job.name} ...")
     start = time.monotonic()
-    record: dict[str, Any] = {"job": job.name, "project": job.project}
+    record: dict[str, Any] = {"job": job.name, "project": job.project, "inputs": digest}
     try:
         made = job.build(ctx, out)
         compiler = compiler_of(ctx, job)
@@ -209,7 +222,7 @@ def run(ctx: Context, job: Job, retry: bool) -> dict[str, Any]:
         for item in made:
             path = out / item.pop("file")
             entry = {"path": str(path.relative_to(ctx.root)), "project": job.project, **compiler,
-                     **job.meta, **item}  # type: ignore[attr-defined]  # fmt: skip
+                     **job.meta, **item}  # fmt: skip
             if path.suffix == ".ptx":
                 entry.update(describe(path))
                 entries.append(entry)

@@ -28,6 +28,7 @@ class Spec:
     project: str
     venv: str
     build: Callable[[Any, Path], list[dict[str, Any]]]
+    inputs: tuple[Path, ...] = ()
 
 
 def _script(venv: str, script: Path, source: str) -> Callable[[Any, Path], list[dict[str, Any]]]:
@@ -85,14 +86,17 @@ def _ours(script: str, venv: str) -> Spec:
     """A kernel script of tests/kernels/sources run in the named scratch environment."""
     project = "tmemviz Triton/Gluon kernels" if venv == "triton" else "tmemviz CuTe DSL kernels"
     source = f"tests/kernels/sources/{script}.py (written for tmemviz)"
-    return Spec(f"{venv}/{script}", project, venv, _script(venv, SOURCES / f"{script}.py", source))
+    path = SOURCES / f"{script}.py"
+    inputs = (path, SOURCES / "common.py") if venv == "dsl" else (path,)
+    return Spec(f"{venv}/{script}", project, venv, _script(venv, path, source), inputs)
 
 
 def _cu(group: str, name: str, meta: dict[str, str], headers: bool) -> Spec:
     project = "tmemviz CUDA on CuTe atoms" if headers else "tmemviz nvcc inline asm"
-    return Spec(
-        f"{group}/{Path(name).stem}", project, "cutlass" if headers else "nvcc", _nvcc(name, meta, headers)
-    )
+    source = SOURCES / name if (SOURCES / name).is_file() else ROOT / "tests" / "kernels" / name
+    inputs = (source, SOURCES / "nvcc_tmem.cuh") if source.parent == SOURCES else (source,)
+    venv = "cutlass" if headers else "nvcc"
+    return Spec(f"{group}/{Path(name).stem}", project, venv, _nvcc(name, meta, headers), inputs)
 
 
 QUACK_DRIVER = Path(__file__).resolve().parent / "corpus_quack.py"
@@ -114,8 +118,17 @@ JOBS = [
     ),
     _cu("nvcc", "nvcc_2cta.cu", _no("gemm"), headers=False),
     _cu(
-        "cute-atoms", "cutlass_atoms.cu", _no("atom catalogue (one outside-allocation bug on purpose)"), True
+        "cute-atoms",
+        "cutlass_atoms.cu",
+        {**_no("atom catalogue"), "expected_findings": ["outside-allocation"]},
+        True,
     ),
     _cu("cute-atoms", "check_cutlass_tmem.cu", _no("gemm tile; 2-CTA store/load round trip"), True),
-    Spec("quack/gemm_sm100", "quack-kernels", "quack", _script("quack", QUACK_DRIVER, QUACK_SOURCE)),
+    Spec(
+        "quack/gemm_sm100",
+        "quack-kernels",
+        "quack",
+        _script("quack", QUACK_DRIVER, QUACK_SOURCE),
+        (QUACK_DRIVER,),
+    ),
 ]
