@@ -8,7 +8,8 @@ installed into the environment running this script), and ``manifest.json``: one 
 project, compiler and version, how it was made, its source and what kind of kernel it is (and, for a
 kernel that keeps a bug on purpose, ``expected_findings``: the check rules that must report it). Every
 PTX gets a cubin assembled by ptxas 13.5 (pip ``nvidia-cuda-nvcc``: ``ptxas -arch=sm_100a -lineinfo``,
-``sm_103a`` where the PTX targets it) and that cubin's ``nvdisasm -c -g`` listing (``.sass``).
+``sm_103a`` where the PTX targets it) and that cubin's ``nvdisasm -c -g`` listing (``.sass``); a compiler
+that writes cubins only (cuTile) gets the listing of its cubin.
 
 Resumable: a job whose outputs are recorded is skipped; a job that failed is recorded with the reason
 and tried again only with ``--retry``. One failure never stops the others. Jobs run one at a time (the
@@ -45,6 +46,7 @@ VENVS: dict[str, list[str]] = {
     "dsl": [ours.DSL],
     "triton": [ours.TRITON],
     "quack": [ours.DSL, ours.QUACK],
+    "cutile": [ours.CUTILE],
 }
 """Each scratch environment and the packages (pinned) it holds."""
 
@@ -150,6 +152,8 @@ def compiler_of(ctx: Context, job: Job) -> dict[str, str]:
         return {"compiler": "nvcc (CUDA)", "compiler_version": nvcc_version()}
     if job.venv == "triton":
         return {"compiler": "triton", "compiler_version": ctx.version("triton", "triton")}
+    if job.venv == "cutile":
+        return {"compiler": "cuda-tile (tileiras)", "compiler_version": ctx.version("cutile", "cuda-tile")}
     return {"compiler": "nvidia-cutlass-dsl", "compiler_version": ctx.version(job.venv, "nvidia-cutlass-dsl")}
 
 
@@ -170,7 +174,7 @@ def describe(path: Path) -> dict[str, Any]:
 def assemble(ctx: Context, ptx: Path, entry: dict[str, Any]) -> list[dict[str, Any]]:
     """The cubin (ptxas 13.5) and its listing (nvdisasm -c -g) of one PTX, as manifest entries."""
     arch = "sm_103a" if (entry.get("target") or "").startswith("sm_103") else "sm_100a"
-    cubin, sass = ptx.with_suffix(".cubin"), ptx.with_suffix(".sass")
+    cubin = ptx.with_suffix(".cubin")
     rel = str(ptx.relative_to(ctx.root))
     base = {k: entry[k] for k in ("project", "compiler", "compiler_version", "kind", "persistent",
                                   "warp_specialized", "cta_group", "source") if k in entry}  # fmt: skip
@@ -184,18 +188,20 @@ def assemble(ctx: Context, ptx: Path, entry: dict[str, Any]) -> list[dict[str, A
                      "error": f"ptxas: {cutlass.tail(done.stderr)}"}]  # fmt: skip
     out.append({**base, "path": str(cubin.relative_to(ctx.root)), "from": rel,
                 "made": f"ptxas 13.5.37 -arch={arch} -lineinfo"})  # fmt: skip
+    return [*out, listing(ctx, cubin, base)]
+
+
+def listing(ctx: Context, cubin: Path, base: dict[str, Any]) -> dict[str, Any]:
+    """The ``nvdisasm -c -g`` listing of a cubin, as a manifest entry."""
+    sass = cubin.with_suffix(".sass")
     if not sass.exists():
         done = subprocess.run([str(ctx.tool("nvdisasm")), "-c", "-g", str(cubin)],
                               capture_output=True, text=True, timeout=3600)  # fmt: skip
         if done.returncode != 0:
-            return [
-                *out,
-                {**base, "path": str(sass.relative_to(ctx.root)), "error": cutlass.tail(done.stderr)},
-            ]
+            return {**base, "path": str(sass.relative_to(ctx.root)), "error": cutlass.tail(done.stderr)}
         sass.write_text(done.stdout)
-    out.append({**base, "path": str(sass.relative_to(ctx.root)), "from": str(cubin.relative_to(ctx.root)),
-                "made": "nvdisasm 13.5.37 -c -g"})  # fmt: skip
-    return out
+    return {**base, "path": str(sass.relative_to(ctx.root)), "from": str(cubin.relative_to(ctx.root)),
+            "made": "nvdisasm 13.5.37 -c -g"}  # fmt: skip
 
 
 def run(ctx: Context, job: Job, retry: bool) -> dict[str, Any]:
@@ -223,12 +229,13 @@ def run(ctx: Context, job: Job, retry: bool) -> dict[str, Any]:
             path = out / item.pop("file")
             entry = {"path": str(path.relative_to(ctx.root)), "project": job.project, **compiler,
                      **job.meta, **item}  # fmt: skip
+            entries.append(entry)
             if path.suffix == ".ptx":
                 entry.update(describe(path))
-                entries.append(entry)
                 entries.extend(assemble(ctx, path, entry))
-            else:
-                entries.append(entry)
+            elif path.suffix == ".cubin":  # a compiler that writes no PTX (cuTile): only its listing
+                base = {k: v for k, v in entry.items() if k not in ("path", "made")}
+                entries.append(listing(ctx, path, base))
         record["entries"] = entries
         log(f"{job.name}: {len(entries)} files in {time.monotonic() - start:.0f} s")
     except Exception as e:

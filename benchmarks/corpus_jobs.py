@@ -1,5 +1,5 @@
-"""The corpus's jobs other than the CUTLASS examples: kernels written here (CuTe DSL, Triton/Gluon, nvcc
-inline asm, small CUDA files on the pip package's CuTe atoms; sources in tests/kernels/sources) and a
+"""The corpus's jobs other than the CUTLASS examples: kernels written here (CuTe DSL, Triton/Gluon, cuTile,
+nvcc inline asm, small CUDA files on the pip package's CuTe atoms; sources in tests/kernels/sources) and a
 registry kernel library (quack-kernels) compiled through its own entry point. Each job writes PTX into the
 folder it is given and returns one entry per file (see corpus.Job)."""
 
@@ -18,6 +18,7 @@ import corpus_cutlass as cutlass
 DSL = "nvidia-cutlass-dsl==4.8.1"
 TRITON = "triton==3.9.0"
 QUACK = "quack-kernels==0.6.5"
+CUTILE = "cuda-tile[tileiras]==1.7.0"
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "tests" / "kernels" / "sources"
 
@@ -84,7 +85,9 @@ def _no(kind: str) -> dict[str, str]:
 
 def _ours(script: str, venv: str) -> Spec:
     """A kernel script of tests/kernels/sources run in the named scratch environment."""
-    project = "tmemviz Triton/Gluon kernels" if venv == "triton" else "tmemviz CuTe DSL kernels"
+    project = {"triton": "tmemviz Triton/Gluon kernels", "cutile": "tmemviz cuTile kernels"}.get(
+        venv, "tmemviz CuTe DSL kernels"
+    )
     source = f"tests/kernels/sources/{script}.py (written for tmemviz)"
     path = SOURCES / f"{script}.py"
     inputs = (path, SOURCES / "common.py") if venv == "dsl" else (path,)
@@ -109,6 +112,7 @@ JOBS = [
     _ours("cute_dsl_blockscaled", "dsl"),
     _ours("cute_dsl_attention", "dsl"),
     _ours("triton_kernels", "triton"),
+    _ours("cutile_kernels", "cutile"),
     _cu("nvcc", "nvcc_inline_asm.cu", _no("instruction forms"), headers=False),
     _cu(
         "nvcc",

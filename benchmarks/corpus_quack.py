@@ -92,7 +92,7 @@ def main(argv: list[str]) -> int:
         kind, persistent, args = VARIANTS[name]
         try:
             compile_one(name, args, out)
-        except Exception:
+        except Exception:  # one kernel failing is reported; the others go on
             traceback.print_exc()
             failed += 1
             continue

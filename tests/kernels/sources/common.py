@@ -60,7 +60,7 @@ def main(kernels: dict[str, Kernel], argv: list[str]) -> int:
         kind, persistent, ws, make, args = kernels[name]
         try:
             compile_kernel(make(), args, out / f"{name}.ptx")
-        except Exception:
+        except Exception:  # one kernel failing is reported; the others go on
             traceback.print_exc()
             failed += 1
             continue

@@ -333,7 +333,7 @@ def main(argv: list[str]) -> int:
         kind, persistent, ws, source, options = made[name]
         try:
             (out / f"{name}.ptx").write_text(ptx_of(source, options))
-        except Exception:
+        except Exception:  # one kernel failing is reported; the others go on
             traceback.print_exc()
             failed += 1
             continue
