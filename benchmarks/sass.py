@@ -4,8 +4,8 @@ Usage: python benchmarks/sass.py [--runs N] [--check]
 
 Cubins: every ``tests/kernels/*.cubin`` (real Triton and CuTe DSL kernels, one to a few tcgen05
 instructions each) and one big cubin assembled here from ``tests/sass/forms.py`` (330 kernels, every
-tcgen05 form, about 1 MB, each kernel a layout of its own: the worst case) and CuTe DSL's FMHA forward
-(``tests/kernels/cute_dsl_fmha.ptx``, 250 KB), both assembled here (ptxas 13: the test extra's
+tcgen05 form, about 1 MB, each kernel a layout of its own: the worst case) and a CuTe DSL attention forward
+(``tests/kernels/cute_dsl_fmha.ptx``, 75 KB), both assembled here (ptxas 13: the test extra's
 nvidia-cuda-nvcc, else skipped). For each:
 the best of ``--runs`` times of nvdisasm writing its listing to /dev/null and of the installed CLI
 (``tmemviz explain K.cubin -f json``, Python start-up included, output discarded), run alternately: wall
@@ -76,7 +76,7 @@ def forms_cubin(directory: Path) -> Path | None:
 
 
 def fmha_cubin(directory: Path) -> Path | None:
-    """tests/kernels/cute_dsl_fmha.ptx (CuTe DSL's FMHA forward, 155 tcgen05 instructions) assembled here."""
+    """tests/kernels/cute_dsl_fmha.ptx (a CuTe DSL attention forward, 42 tcgen05 instructions), assembled."""
     ptxas = tool("ptxas")
     source = KERNELS / "cute_dsl_fmha.ptx"
     if ptxas is None or not source.exists():

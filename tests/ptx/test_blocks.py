@@ -61,7 +61,8 @@ def test_runs_are_taken_in_a_real_kernel() -> None:
     """The point of it: most lines of a kernel are passed over in runs, not one by one."""
     from tmemviz.ptx import gate
 
-    lines = lines_of(Path(__file__).parents[1] / "kernels" / "cute_dsl_fmha.ptx")
+    # CUTLASS example 72's epilogue reads its loads' registers over many lines before it waits.
+    lines = lines_of(Path(__file__).parents[1] / "kernels" / "cutlass_example72_nvfp4_gemm.ptx")
     taken: list[int] = []
     pending: list[int] = []
     run = gate.Blocks._run
