@@ -56,9 +56,9 @@ def _columns(a: Analysed, known: dict[Any, dict[str, Any]], capacity: int) -> It
             if held and total + columns > capacity:
                 lines = sorted({line for k in held for line in known[k]["lines"]})
                 yield Finding(
-                    ins.line, a.severity("error", t.warp, ins.index), "alloc-columns",
+                    ins.line, a.severity("error", t.warps, ins.index), "alloc-columns",
                     f"tcgen05.alloc of {columns} columns while the allocs on line(s) "
-                    f"{', '.join(map(str, lines))} still hold {total}{a.who(t.warp, ins.index)}: more than "
+                    f"{', '.join(map(str, lines))} still hold {total}{a.who(t.warps, ins.index)}: more than "
                     f"the SM's {capacity}, so this alloc waits forever for its own CTA",
                 )  # fmt: skip
 
@@ -97,10 +97,10 @@ def _twice(a: Analysed, known: dict[Any, dict[str, Any]]) -> Iterable[Finding]:
             others = sorted(line for line in known[key]["frees"] if line != ins.line) if key in known else []
             by = f"the tcgen05.dealloc on line {others[0]}" if others else "an earlier run of this dealloc"
             yield Finding(
-                ins.line, a.severity("error" if must else "warning", t.warp, ins.index), "dealloc-twice",
+                ins.line, a.severity("error" if must else "warning", t.warps, ins.index), "dealloc-twice",
                 f"tcgen05.dealloc frees Tensor Memory that {by} already freed, on "
-                f"{'every' if must else 'some'} path here{a.who(t.warp, ins.index)}: the columns may belong "
-                "to another CTA by now",
+                f"{'every' if must else 'some'} path here{a.who(t.warps, ins.index)}: the columns may "
+                "belong to another CTA by now",
             )  # fmt: skip
 
 
@@ -114,10 +114,10 @@ def _after(a: Analysed, known: dict[Any, dict[str, Any]]) -> Iterable[Finding]:
             by = f"line {', '.join(map(str, frees))}" if frees else "an earlier line"
             yield Finding(
                 access.ins.line,
-                a.severity("error" if must else "warning", t.warp, access.ins.index),
+                a.severity("error" if must else "warning", t.warps, access.ins.index),
                 "use-after-dealloc",
                 f"tcgen05.{access.op} uses Tensor Memory that tcgen05.dealloc freed on {by}, on "
-                f"{'every' if must else 'some'} path here{a.who(t.warp, access.ins.index)}",
+                f"{'every' if must else 'some'} path here{a.who(t.warps, access.ins.index)}",
             )  # fmt: skip
 
 
@@ -142,24 +142,24 @@ def _leaks(a: Analysed, known: dict[Any, dict[str, Any]]) -> Iterable[Finding]:
 def _path_leaks(a: Analysed, key: Any, info: dict[str, Any]) -> Iterable[Finding]:
     by, freed_by = info["by"], info["freed_by"]
     for t in a.traces:
-        if t.warp not in by:
+        if t.warps not in by:
             continue
-        if t.warp in freed_by or not freed_by:
+        if t.warps in freed_by or not freed_by:
             leaking = [line for line, life in t.exits if HELD in life.get(key, frozenset((NONE,)))]
             if leaking:
-                yield _leak(a, info, min(leaking), t.warp)
+                yield _leak(a, info, min(leaking), t.warps)
             continue
         # Another warp frees: a leak only when this warp allocates on every path and that warp has a
         # path on which it frees nothing.
         if any(NONE in life.get(key, frozenset((NONE,))) for _, life in t.exits):
             continue
         for f in a.traces:
-            if f.warp in freed_by:
+            if f.warps in freed_by:
                 skipping = [line for line, life in f.exits if FREED not in life.get(key, frozenset((NONE,)))]
                 if not skipping:
                     return
         skipping_lines = [
-            line for f in a.traces if f.warp in freed_by for line, life in f.exits
+            line for f in a.traces if f.warps in freed_by for line, life in f.exits
             if FREED not in life.get(key, frozenset((NONE,)))
         ]  # fmt: skip
         if skipping_lines:
@@ -167,7 +167,7 @@ def _path_leaks(a: Analysed, key: Any, info: dict[str, Any]) -> Iterable[Finding
         return
 
 
-def _leak(a: Analysed, info: dict[str, Any], exit_line: int, warp: int | None) -> Finding:
+def _leak(a: Analysed, info: dict[str, Any], exit_line: int, warp: Any) -> Finding:
     at = min(info["at"])
     return Finding(
         min(info["lines"]), a.severity("warning", warp, at), "never-freed",

@@ -35,12 +35,13 @@ def outside_findings(a: Analysed) -> Iterable[Finding]:
                     if not outside(spot, columns):
                         continue
                     reported.add((access.ins.line, touch.what))
-                    yield _finding(a, access, touch, spot, columns, min(info["lines"]), t.warp)
+                    who = spot.warp if spot.warp is not None else t.warps
+                    yield _finding(a, access, touch, spot, columns, min(info["lines"]), who)
                     break
 
 
 def _finding(a: Analysed, access: Any, touch: Any, spot: Any, columns: int | None, line: int,
-             warp: int | None) -> Finding:  # fmt: skip
+             warp: Any) -> Finding:  # fmt: skip
     what = f" ({touch.what})" if touch.what not in ("cells", "rows") else ""
     if spot.exact:
         where = f"touches lanes {spot.lanes[0]}..{spot.lanes[1]}, columns {spot.cols[0]}..{spot.cols[1]}"

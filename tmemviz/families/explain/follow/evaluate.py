@@ -18,7 +18,7 @@ from typing import Any
 
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.follow.conditions import logic, refine, setp, signed_value
-from tmemviz.families.explain.follow.values import ZERO, Pred, Sym, exact, join, number, stages
+from tmemviz.families.explain.follow.values import ZERO, Pred, Sym, element, exact, join, number, stages, vec
 from tmemviz.ptx import constants as c
 from tmemviz.ptx.body import Body, Instruction
 from tmemviz.ptx.line import parse_immediate
@@ -28,13 +28,29 @@ Get = Callable[[str], Any]
 
 
 class Thread:
-    """A position in the CTA: warp ``warp`` (None: any) of a CTA of ``ntid`` threads (None: unknown)."""
+    """A position in the CTA: the warps ``warps`` (None: any) of a CTA of ``ntid`` threads (None: unknown).
+    A group of several warps gives each its own values (:class:`~tmemviz.families.explain.follow.values.
+    Vec`); :meth:`single` is one of them alone."""
 
-    def __init__(self, warp: int | None, ntid: tuple[int, int, int] | None) -> None:
-        self.warp, self.ntid = warp, ntid
-        self._special: dict[str, c.Value | None] = {}
+    def __init__(self, warps: tuple[int, ...] | int | None, ntid: tuple[int, int, int] | None) -> None:
+        if isinstance(warps, int):
+            warps = (warps,)
+        self.warps, self.ntid = warps, ntid
+        self.warp = warps[0] if warps else None
+        """The (first) warp; None for any thread."""
+        self.size = len(warps) if warps else 1
+        self._special: dict[str, Any] = {}
+        self._single: dict[int, Thread] = {}
 
-    def special(self, name: str) -> c.Value | None:
+    def single(self, i: int) -> Thread:
+        """The ``i``-th warp of the group, alone."""
+        found = self._single.get(i)
+        if found is None:
+            assert self.warps is not None
+            found = self._single[i] = Thread(self.warps[i], self.ntid)
+        return found
+
+    def special(self, name: str) -> Any:
         """``%tid.x``, ``%laneid``, ``%warpid`` ... in this warp; None for what differs between CTAs.
 
         >>> t = Thread(2, (128, 1, 1))
@@ -42,7 +58,10 @@ class Thread:
         (64, '0xffffffe0', (Bits(value=0, known=4294967295, width=32),))
         """
         if name not in self._special:
-            self._special[name] = self._compute(name)
+            if self.size > 1:
+                self._special[name] = vec(self.single(i).special(name) for i in range(self.size))
+            else:
+                self._special[name] = self._compute(name)
         return self._special[name]
 
     def _compute(self, name: str) -> c.Value | None:
@@ -95,6 +114,15 @@ def address(text: str, get: Get, thread: Thread, body: Body) -> Any:
         if total is None:
             return None
     return total
+
+
+def addresses(text: str, get: Get, thread: Thread, body: Body) -> list[Any]:
+    """``[...]``'s value in each warp of the thread's group (one value for a single warp)."""
+    if thread.size == 1:
+        return [address(text, get, thread, body)]
+    return [
+        address(text, lambda r, i=i: element(get(r), i), thread.single(i), body) for i in range(thread.size)
+    ]
 
 
 def effect(body: Body, ins: Instruction, get: Get, thread: Thread) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tmemviz.families.explain.follow.evaluate import Thread
-from tmemviz.families.explain.follow.machine import Machine, Trace
+from tmemviz.families.explain.follow.machine import Machine, Split, Trace
 from tmemviz.families.explain.follow.places import Places
 from tmemviz.families.explain.follow.plan import Plan
 from tmemviz.flow.dataflow import Unconverged
@@ -42,29 +42,53 @@ class Analysed:
     def per_warp(self) -> bool:
         return any(t.warp is not None for t in self.traces)
 
-    def severity(self, severity: str, warp: int | None, index: int) -> str:
-        """A finding's severity as seen in ``warp`` at instruction ``index``: without launch bounds, a
-        note unless ``warp`` is the first to reach the instruction (so whether it holds depends on how
+    def severity(self, severity: str, warps: Warps, index: int) -> str:
+        """A finding's severity as seen in ``warps`` at instruction ``index``: without launch bounds, a
+        note unless they hold the first warp to reach the instruction (so whether it holds depends on how
         many threads the CTA has, not only on whether the instruction runs)."""
-        return severity if self.surely(warp, index) else "note"
+        return severity if self.surely(warps, index) else "note"
 
-    def surely(self, warp: int | None, index: int) -> bool:
-        if self.bounded or warp is None:
+    def surely(self, warps: Warps, index: int) -> bool:
+        group = _group(warps)
+        if self.bounded or not group:
             return True
         block = self.plan.graph.block_of(index)
         first = min((t.warp for t in self.traces if block in t.blocks and t.warp is not None), default=None)
-        return first is None or warp <= first
+        return first is None or min(group) <= first
 
-    def who(self, warp: int | None, index: int) -> str:
-        """`` in warp 3`` (and, without launch bounds, on what it rests), or nothing."""
-        if warp is None or not self.per_warp:
+    def who(self, warps: Warps, index: int) -> str:
+        """`` in warp 3``, `` in warps 4-7`` (and, without launch bounds, on what it rests), or nothing."""
+        group = _group(warps)
+        if not group or not self.per_warp:
             return ""
-        if self.surely(warp, index):
-            return f" in warp {warp}"
+        if self.surely(group, index):
+            return " in " + _named(group)
         return (
-            f" in threads {32 * warp}..{32 * warp + 31} (if the CTA has that many: the kernel declares no "
-            ".maxntid/.reqntid)"
+            f" in threads {32 * min(group)}..{32 * max(group) + 31} (if the CTA has that many: the kernel "
+            "declares no .maxntid/.reqntid)"
         )
+
+
+Warps = "int | tuple[int, ...] | None"
+
+
+def _group(warps: Any) -> tuple[int, ...]:
+    if warps is None:
+        return ()
+    return (warps,) if isinstance(warps, int) else tuple(warps)
+
+
+def _named(group: tuple[int, ...]) -> str:
+    """``warp 3``, ``warps 4-7``, ``warps 0, 2 and 5``.
+
+    >>> _named((3,)), _named((4, 5, 6, 7)), _named((0, 2, 5))
+    ('warp 3', 'warps 4-7', 'warps 0, 2 and 5')
+    """
+    if len(group) == 1:
+        return f"warp {group[0]}"
+    if list(group) == list(range(group[0], group[-1] + 1)):
+        return f"warps {group[0]}-{group[-1]}"
+    return "warps " + ", ".join(map(str, group[:-1])) + f" and {group[-1]}"
 
 
 def analyse(body: Body, explainer: Any, catalog: Any, alone: bool) -> Analysed:
@@ -83,14 +107,22 @@ def analyse(body: Body, explainer: Any, catalog: Any, alone: bool) -> Analysed:
     positions: list[int | None] = (
         list(range(warps)) if warps is not None and warps <= MAX_WARPS and positional else [None]
     )
-    for warp in positions:
-        machine = Machine(plan, Thread(warp, body.ntid), places)
+    # Warps that take the same paths are run as one group; a branch that parts them splits it.
+    groups: list[tuple[int, ...] | None] = [tuple(w for w in positions if w is not None) or None]
+    while groups:
+        group = groups.pop(0)
+        machine = Machine(plan, Thread(group, body.ntid), places)
         try:
             states = machine.solve()
+            trace = machine.trace(states)
+        except Split as split:
+            groups[:0] = split.parts
+            continue
         except Unconverged:
             out.unconverged = True
             return out
-        out.traces.append(machine.trace(states))
+        out.traces.append(trace)
+    out.traces.sort(key=lambda t: t.warp if t.warp is not None else -1)
     return out
 
 
@@ -112,9 +144,9 @@ def allocations(a: Analysed) -> dict[Any, dict[str, Any]]:
             out[key]["lines"].add(ins.line)
             out[key]["at"].add(ins.index)
             out[key]["columns"].add(columns)
-            out[key]["by"].add(t.warp)
+            out[key]["by"].add(t.warps)
         for ins, key, _, _ in t.deallocs:
             if key is not None:
-                out[key]["freed_by"].add(t.warp)
+                out[key]["freed_by"].add(t.warps)
                 out[key]["frees"].add(ins.line)
     return out

@@ -22,7 +22,7 @@ from typing import Any
 
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.follow.conditions import refine
-from tmemviz.families.explain.follow.evaluate import Thread, address, operand
+from tmemviz.families.explain.follow.evaluate import Thread, addresses, operand
 from tmemviz.families.explain.follow.pending import (
     RELEASES,
     Hazard,
@@ -33,7 +33,7 @@ from tmemviz.families.explain.follow.pending import (
     joined,
     unchanged,
 )
-from tmemviz.families.explain.follow.values import Pred, Sym, bounds, exact, join, number, widen
+from tmemviz.families.explain.follow.values import Pred, Sym, Vec, bounds, exact, join, number, widen
 from tmemviz.flow.dataflow import solve
 from tmemviz.ptx import constants as c
 from tmemviz.ptx.body import Instruction
@@ -45,13 +45,24 @@ ACCESSES = frozenset(("ld", "st", "cp", "mma", "shift"))
 @dataclass(frozen=True)
 class Spot:
     """Where one operand lands for one offset (``exact``) or a range of them: lanes and columns from the
-    allocation's base, and the least lane and column it reaches whatever the offset."""
+    allocation's base, and the least lane and column it reaches whatever the offset; ``warp`` when only
+    that warp of its group lands there."""
 
     key: Any
     lanes: tuple[int, int]
     cols: tuple[int, int]
     least: tuple[int, int]
     exact: bool
+    warp: int | None = None
+
+
+class Split(Exception):
+    """A group's warps part ways here (a branch or a guard that is true in some, false in others): they
+    are run again in the groups ``parts``."""
+
+    def __init__(self, parts: list[tuple[int, ...]]) -> None:
+        super().__init__("the group's warps part ways")
+        self.parts = parts
 
 
 @dataclass
@@ -78,9 +89,9 @@ class Access:
 
 @dataclass
 class Trace:
-    """What one thread position saw at each instruction the rules judge."""
+    """What one group of warps (or any thread) saw at each instruction the rules judge."""
 
-    warp: int | None
+    warps: tuple[int, ...] | None
     blocks: set[int] = field(default_factory=set)
     accesses: list[Access] = field(default_factory=list)
     allocs: list[tuple[Instruction, Any, dict[Any, frozenset[str]], int | None]] = field(default_factory=list)
@@ -91,6 +102,11 @@ class Trace:
     waits: set[Any] = field(default_factory=set)
     """The mbarriers this warp waits on (``mbarrier.try_wait``/``test_wait``), by place; None: one whose
     place is not known."""
+
+    @property
+    def warp(self) -> int | None:
+        """The group's first warp (None: any thread)."""
+        return self.warps[0] if self.warps else None
 
 
 class Machine:
@@ -142,7 +158,7 @@ class Machine:
         return solve(self.plan.graph, State({}, {}), self)
 
     def trace(self, states: dict[int, State]) -> Trace:
-        trace = Trace(self.thread.warp)
+        trace = Trace(self.thread.warps)
         self._trace = trace
         try:
             for b, state in sorted(states.items()):
@@ -200,9 +216,16 @@ class Machine:
         if g is None:
             return True
         p = regs.get(g.lstrip("!"))
-        if not isinstance(p, Pred) or p.truth is None:
-            return None
-        return (not p.truth) if g.startswith("!") else p.truth
+        if type(p) is Vec:
+            truths = [_truth(x, g) for x in p.items]
+            if any(t != truths[0] for t in truths):
+                warps = self.thread.warps or ()
+                parts: dict[bool | None, list[int]] = {}
+                for w, t in zip(warps, truths, strict=True):
+                    parts.setdefault(t, []).append(w)
+                raise Split([tuple(p) for p in parts.values()])
+            return truths[0]
+        return _truth(p, g)
 
     def _assign(self, ins: Instruction, s: State, maybe: bool) -> None:
         regs = s.regs
@@ -328,14 +351,16 @@ class Machine:
             return None
         for o in operands:
             if o.startswith("["):
-                value = address(o, regs.get, self.thread, self.body)
-                if isinstance(value, Sym):
-                    base, offset = value.base, value.offset
-                else:
-                    base, offset = ("abs",), number(value)
-                if offset is None or not all(b.exact for b in offset):
-                    return None
-                return frozenset((base, b.value) for b in offset)
+                places: set[Any] = set()
+                for v in addresses(o, regs.get, self.thread, self.body):
+                    if isinstance(v, Sym):
+                        base, offset = v.base, v.offset
+                    else:
+                        base, offset = ("abs",), number(v)
+                    if offset is None or not all(b.exact for b in offset):
+                        return None
+                    places.update((base, b.value) for b in offset)
+                return frozenset(places)
         return None
 
     def _columns(self, ins: Instruction, regs: dict[str, Any]) -> int | None:
@@ -343,19 +368,33 @@ class Machine:
             last = ins.parsed.operands[-1]
         except Exception:
             return None
-        return exact(operand(last, regs.get, self.thread, self.body))
+        value = operand(last, regs.get, self.thread, self.body)
+        return exact(value) if type(value) is not Vec else None
 
     def spots(self, ins: Instruction, regs: dict[str, Any]) -> list[tuple[Any, list[Spot]]]:
         """Each operand this instruction touches, and where it lands per offset of its register."""
         out = []
         for touch in self.keys.touches(ins, regs):
             value = regs.get(touch.register)
+            if type(value) is Vec:  # each warp of the group at its own place
+                found = []
+                for w, v in zip(self.thread.warps or (), value.items, strict=True):
+                    key = self.keys.base_key(v)
+                    found += _spots(touch, v, key, w) if key is not None else []
+                out.append((touch, found))
+                continue
             key = self.keys.base_key(value)
             out.append((touch, _spots(touch, value, key) if key is not None else []))
         return out
 
 
-def _spots(touch: Any, value: Any, key: Any) -> list[Spot]:
+def _truth(p: Any, guard: str) -> bool | None:
+    if not isinstance(p, Pred) or p.truth is None:
+        return None
+    return (not p.truth) if guard.startswith("!") else p.truth
+
+
+def _spots(touch: Any, value: Any, key: Any, warp: int | None = None) -> list[Spot]:
     offset = value.offset if isinstance(value, Sym) else number(value)
     if offset is None:
         return []
@@ -367,11 +406,11 @@ def _spots(touch: Any, value: Any, key: Any) -> list[Spot]:
             lane, col = (b.value >> 16) & 0xFFFF, b.value & 0xFFFF
             lanes = (lane + touch.lanes[0], lane + touch.lanes[1])
             cols = (col + touch.cols[0], col + touch.cols[1])
-            out.append(Spot(key, lanes, cols, (lanes[1], cols[1]), True))
+            out.append(Spot(key, lanes, cols, (lanes[1], cols[1]), True, warp))
             continue
         lane_bits = c.Bits((b.value >> 16) & 0xFFFF, (b.known >> 16) & 0xFFFF, 16)
         col_bits = c.Bits(b.value & 0xFFFF, b.known & 0xFFFF, 16)
         (l0, l1), (c0, c1) = bounds(lane_bits), bounds(col_bits)
         lanes, cols = (l0 + touch.lanes[0], l1 + touch.lanes[1]), (c0 + touch.cols[0], c1 + touch.cols[1])
-        out.append(Spot(key, lanes, cols, (l0 + touch.lanes[1], c0 + touch.cols[1]), False))
+        out.append(Spot(key, lanes, cols, (l0 + touch.lanes[1], c0 + touch.cols[1]), False, warp))
     return out

@@ -17,9 +17,9 @@ from collections import Counter
 from typing import Any
 
 from tmemviz.errors import TmemvizError
-from tmemviz.families.explain.follow.evaluate import Thread, address, effect
+from tmemviz.families.explain.follow.evaluate import Thread, address, addresses, effect
 from tmemviz.families.explain.follow.footprint import Touch, touches
-from tmemviz.families.explain.follow.values import Sym, exact
+from tmemviz.families.explain.follow.values import Sym, Vec, exact
 from tmemviz.ptx.body import Instruction
 
 Key = Any
@@ -99,9 +99,10 @@ class Places:
         if key is not None:
             return key
         try:
-            place = place_of(address(ins.parsed.operands[0], regs.get, thread, self.plan.body))
+            found = {place_of(v) for v in addresses(ins.parsed.operands[0], regs.get, thread, self.plan.body)}
         except (TmemvizError, IndexError):
-            place = None
+            found = {None}
+        place = found.pop() if len(found) == 1 else None
         key = self.sole if self.sole is not None else (place or ("alloc", ins.index))
         if place is not None and place not in self.clobbered:
             self.aliases[place] = key  # its slot, as this thread position computes it
@@ -120,6 +121,9 @@ class Places:
 
     def address_key(self, value: Any) -> Key:
         """The allocation an address value is in, or None when not known."""
+        if type(value) is Vec:  # a group's warps: in one allocation when all agree
+            keys = {self.address_key(v) for v in value.items}
+            return keys.pop() if len(keys) == 1 else self.sole
         key = self.base_key(value)
         return key if key is not None else self.sole
 

@@ -17,6 +17,7 @@ from typing import Any
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.follow.evaluate import effect
 from tmemviz.families.explain.follow.pending import RELEASES
+from tmemviz.families.explain.follow.values import Vec, element, vec
 from tmemviz.flow.cfg import Graph, build
 from tmemviz.ptx.body import Body, Instruction, Label
 
@@ -43,16 +44,24 @@ class Plan:
         """:func:`~tmemviz.families.explain.follow.evaluate.effect`, remembered by what it depends on (the
         values it reads, and the warp where it reads the thread's position): warps and the rounds of a
         loop meet the same statement with the same values again and again."""
-        get = regs.get
-        key = (
-            ins.index,
-            thread.warp if ins.index in self.positional else None,
-            *(get(r) for r in self.reads(ins)),
-        )
+        reads = self.reads(ins)
+        values = tuple(regs.get(r) for r in reads)
+        if thread.size > 1 and (ins.index in self.positional or any(type(v) is Vec for v in values)):
+            # A group of warps that differ here: each warp's own, then one value where they agree.
+            each = [
+                self._effect(ins, reads, tuple(element(v, i) for v in values), thread.single(i))
+                for i in range(thread.size)
+            ]
+            return {name: vec(e[name] for e in each) for name in each[0]}
+        return self._effect(ins, reads, values, thread)
+
+    def _effect(self, ins: Instruction, reads: tuple[str, ...], values: tuple[Any, ...], thread: Any) -> Any:
+        key = (ins.index, thread.warp if ins.index in self.positional else None, *values)
         found = self._effects.get(key)
         if found is None:
             if len(self._effects) > MAX_REMEMBERED:
                 self._effects.clear()
+            get = dict(zip(reads, values, strict=True)).get
             found = self._effects[key] = effect(self.body, ins, get, thread)
         return found
 

@@ -37,6 +37,30 @@ class Sym(NamedTuple):
     offset: c.Value
 
 
+class Vec(NamedTuple):
+    """One value per warp of a group of warps run together (the first warp's first), where they differ:
+    what ``%tid.x`` and what is computed from it hold in each. Warps that branch alike are followed as
+    one group; a branch that parts them splits it (:class:`~tmemviz.families.explain.follow.machine.
+    Split`)."""
+
+    items: tuple[Any, ...]
+
+
+def vec(items: Any) -> Any:
+    """The value of a group from its warps' values: one value where all agree."""
+    items = tuple(items)
+    first = items[0]
+    for x in items:
+        if x != first:
+            return Vec(items)
+    return first
+
+
+def element(v: Any, i: int) -> Any:
+    """Warp ``i``'s value (of its group)."""
+    return v.items[i] if type(v) is Vec else v
+
+
 class Pred(NamedTuple):
     truth: bool | None
     cond: tuple[Any, ...] | None = None
@@ -82,6 +106,9 @@ def join(a: Any, b: Any) -> Any:
         return None
     if a == b:
         return a
+    if type(a) is Vec or type(b) is Vec:
+        n = len(a.items) if type(a) is Vec else len(b.items)
+        return vec(join(element(a, i), element(b, i)) for i in range(n))
     if type(a) is tuple and type(b) is tuple:
         return c.choice(a, b)
     if isinstance(a, Sym) and isinstance(b, Sym) and a.base == b.base:
@@ -96,6 +123,9 @@ def widen(old: Any, new: Any) -> Any:
     candidates agree on (a base, known bits), which can only shrink, so the loop's facts stop growing."""
     if old == new or old is None or new is None:
         return new
+    if type(old) is Vec or type(new) is Vec:
+        n = len(old.items) if type(old) is Vec else len(new.items)
+        return vec(widen(element(old, i), element(new, i)) for i in range(n))
     if type(new) is tuple:
         return _counted(new)
     if isinstance(new, Sym):
