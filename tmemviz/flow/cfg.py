@@ -172,7 +172,8 @@ class Graph:
                 node = stack.pop()
                 if node not in body:
                     body.add(node)
-                    stack.extend(self.blocks[node].pred)
+                    # Reachable predecessors only: an unreachable block jumping in is no part of the loop.
+                    stack.extend(p for p in self.blocks[node].pred if p in self.idom)
         return {h: frozenset(b) for h, b in bodies.items()}
 
     @cached_property
