@@ -17,7 +17,8 @@ to the next instruction, the callee having perhaps written any uniform register.
 
 Facts: register -> :data:`tmemviz.ptx.constants.Value` (one constant, one of a few, or known bits);
 where paths join, a register keeps the values either path gives (one of them), and is unknown where
-either knows nothing; at a loop header that keeps changing, what changed is forgotten (widening).
+either knows nothing; at a loop header where it keeps changing after a few passes it becomes
+:data:`~tmemviz.sass.uniform.VARIES` (widening: the loop steps it, no fixed set of values reaches).
 Pure: no I/O.
 """
 
@@ -29,9 +30,8 @@ from typing import Any
 
 from tmemviz.flow.cfg import JUMP, LABEL, STOP, Step, build
 from tmemviz.flow.dataflow import Unconverged, solve
-from tmemviz.ptx import constants as c
 from tmemviz.sass.line import SassLine
-from tmemviz.sass.uniform import FORGET_ALL, Facts, Write, apply
+from tmemviz.sass.uniform import FORGET_ALL, VARIES, Facts, Write, apply, either
 
 MAX_STEPS = 1 << 17
 """Steps kept per function before it is solved in parts (each a few hundred bytes)."""
@@ -186,11 +186,12 @@ class _Constants:
             other = b.get(name)
             if other is None:
                 continue
-            out[name] = value if value == other else c.choice(value, other)
+            out[name] = either(value, other)
         return out
 
     def widen(self, old: Facts, new: Facts) -> Facts:
-        return {name: value for name, value in new.items() if old.get(name) == value}
+        """What still changes at a loop header after a few passes: :data:`VARIES` (the loop steps it)."""
+        return {name: value if old.get(name) == value else VARIES for name, value in new.items()}
 
     def same(self, a: Facts, b: Facts) -> bool:
         return a == b

@@ -27,25 +27,33 @@ tests/sass/test_uniform.py checks on real kernels that they give the values the 
 * ``ULEA d, a, b, s``: ``(a << s) + b``; ``UIMAD d, a, b, c``: ``a * b + c``.
 
 A guarded write (``@UP0 UMOV``) leaves a choice between the old value and the new (as
-:mod:`tmemviz.ptx.registers` does for PTX). Values are :data:`tmemviz.ptx.constants.Value`. Pure: no I/O.
+:mod:`tmemviz.ptx.registers` does for PTX); under a uniform predicate it is also kept as what the register
+holds when that predicate is true (``UR5@UP0``), until the register or the predicate is written: ptxas
+selects a descriptor with ``@!UP0 UMOV UR5, a; @UP0 UMOV UR5, b`` (then UR5 is one of a, b) and guards an
+MMA with the predicate of its descriptor's move (``@UP0 UMOV UR15, c; @UP0 UTCHMMA ... idesc[UR15]``). Any
+instruction naming a uniform predicate other than as its guard counts as writing it. Values are
+:data:`tmemviz.ptx.constants.Value`. Pure: no I/O.
 """
 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from tmemviz.ptx import constants as c
 from tmemviz.sass.line import SassLine, parse_sass
 
 Facts = dict[str, c.Value]
-"""Uniform register -> what it holds; a register left out holds something unknown."""
+"""Uniform register -> what it holds (``UR5@!UP0``: what it holds when ``!UP0`` is true); a register left
+out holds something unknown."""
 
 _HEAD = re.compile(
     r"^\s*(?:/\*[0-9a-fA-F]+\*/|0x[0-9a-fA-F]+)?\s*(?:@(!?U?P(?:T|\d+))\s+)?([A-Z][A-Z0-9_]*)((?:\.\w+)*)"
     r"\s+(?:!?U?P(?:T|\d+)\s*,\s*)?UR(\d+)\b"
 )
 _UR = re.compile(r"^UR(\d+)$")
+_NAMED_PREDICATE = re.compile(r"(?<![@!\w])!?UP(\d+)\b|(?<=[^@]!)UP(\d+)\b")
+_UNIFORM_GUARD = re.compile(r"^!?UP\d+$")
 _PREDICATE = re.compile(r"^!?U?P(?:T|\d+)$")
 _IMMEDIATE = re.compile(r"^-?(?:0x[0-9a-fA-F]+|\d+)$")
 EVALUATED = frozenset(("UMOV", "USEL", "ULOP3", "UIADD3", "USHF", "UPRMT", "ULEA", "UIMAD"))
@@ -63,6 +71,10 @@ class Write(NamedTuple):
     """The source operands, after the destination (and the carry-out predicates of ``UIADD3``)."""
     modifiers: tuple[str, ...] = ()
     guard: str | None = None
+    sources: tuple[Any, ...] = ()
+    """``operands`` read once (:func:`_source`): what evaluating them asks of the facts."""
+    predicates: tuple[str, ...] = ()
+    """The uniform predicates the instruction names other than as its guard (``UP0``): written, maybe."""
 
 
 FORGET_ALL = Write((), "all")
@@ -82,44 +94,63 @@ def write_in(text: str) -> Write | None:
     """The uniform registers the listing line ``text`` writes (None: none), from its first words alone
     unless it is an instruction whose value is followed.
 
-    >>> write_in("  /*0090*/   UMOV UR10, 0x0 ;")
-    Write(registers=('UR10',), op='UMOV', operands=('0x0',), modifiers=(), guard=None)
+    >>> write_in("  /*0090*/   UMOV UR10, 0x0 ;")[:3]
+    (('UR10',), 'UMOV', ('0x0',))
     >>> write_in("/*0040*/ LDCU.128 UR20, c[0x0][0x390] ;").registers
     ('UR20', 'UR21', 'UR22', 'UR23')
     >>> write_in("/*0050*/ UTCBAR [UR4], URZ ;") is None
     True
     """
+    predicates = named_predicates(text) if "UP" in text else ()
     m = _HEAD.match(text)
     if m is None:
-        return None
+        return Write((), predicates=predicates) if predicates else None
     guard, opcode, modifiers, first = m.groups()
-    if opcode in EVALUATED:
-        sass = parse_sass(text)
-        return write_of(sass) if sass is not None else Write(_written(int(first), _count(modifiers)))
     if guard in ("!PT", "!UPT"):
         return None  # never executed
-    return Write(_written(int(first), _count(modifiers)))
+    if opcode in EVALUATED:
+        sass = parse_sass(text)
+        if sass is not None:
+            return write_of(sass)
+    return Write(_written(int(first), _count(modifiers)), guard=_guard(guard), predicates=predicates)
+
+
+def named_predicates(text: str) -> tuple[str, ...]:
+    """The uniform predicates a listing line names other than as its guard.
+
+    >>> named_predicates("/*0030*/ @!UP1 UIADD3 UR12, UP2, UPT, UR4, 0xc0, URZ ;")
+    ('UP2',)
+    >>> named_predicates("@UP0 UMOV UR5, 0x1"), named_predicates("PLOP3.LUT P1, PT, PT, PT, !UP0, 0x80, 0x8")
+    ((), ('UP0',))
+    """
+    return tuple(sorted({f"UP{a or b}" for a, b in _NAMED_PREDICATE.findall(text)}))
+
+
+def _guard(guard: str | None) -> str | None:
+    return None if guard in (None, "PT", "UPT") else guard
 
 
 def write_of(sass: SassLine) -> Write | None:
     """:func:`write_in` for an instruction already parsed."""
-    ops = sass.operands
-    at = 1 if ops and _PREDICATE.match(ops[0]) and len(ops) > 1 else 0
-    if not ops or not _UR.match(ops[at]):
-        return None
     if sass.guard in ("!PT", "!UPT"):
         return None
+    ops = sass.operands
+    predicates = tuple(sorted({o.lstrip("!") for o in ops if o.lstrip("!")[:2] == "UP" and o[-1] != "T"}))
+    at = 1 if ops and _PREDICATE.match(ops[0]) and len(ops) > 1 else 0
+    if not ops or not _UR.match(ops[at]):
+        return Write((), predicates=predicates) if predicates else None
     first = int(ops[at][2:])
-    guard = None if sass.guard in (None, "PT", "UPT") else sass.guard
+    guard = _guard(sass.guard)
     count = _count(sass.modifiers)
     if sass.opcode not in EVALUATED or (count != 1 and sass.opcode != "USHF"):
-        return Write(_written(first, count), guard=guard)
+        return Write(_written(first, count), guard=guard, predicates=predicates)
     rest = ops[at + 1 :]
     if sass.opcode == "UIADD3":
         while rest and _PREDICATE.match(rest[0]):
             rest = rest[1:]  # the carry-out predicates
-    return Write((f"UR{first}",), sass.opcode, tuple(o.removesuffix(".reuse") for o in rest), sass.modifiers,
-                 guard)  # fmt: skip
+    operands = tuple(o.removesuffix(".reuse") for o in rest)
+    sources = tuple(map(_source, operands))
+    return Write((f"UR{first}",), sass.opcode, operands, sass.modifiers, guard, sources, predicates)
 
 
 def apply(write: Write, facts: Facts) -> None:
@@ -130,58 +161,141 @@ def apply(write: Write, facts: Facts) -> None:
     >>> apply(write_in("UIADD3 UR5, UPT, UPT, UR4, UR5, URZ"), f)
     >>> [hex(b.value) for b in f["UR5"]]
     ['0x8200010', '0x8204010']
+    >>> apply(write_in("@!UP1 UMOV UR6, 0x1"), f); apply(write_in("@UP1 UMOV UR6, 0x2"), f)
+    >>> [b.value for b in f["UR6"]], [b.value for b in f["UR6@UP1"]]
+    ([1, 2], [2])
     """
     if write.op == "all":
         facts.clear()
         return
+    if write.predicates:
+        _forget_under(facts, write.predicates)
+    if not write.registers:
+        return
     value = evaluate(write, facts) if write.op else None
+    if write.op and any(s is not None and facts.get(s[0]) is VARIES for s in write.sources if s):
+        value = VARIES  # built from a value that changes around a loop: so does this one
+    guard = write.guard
     for name in write.registers:
-        old = facts.get(name)
         new = value if name == write.registers[0] else None
-        if new is not None and write.guard is not None:
-            new = c.choice(old, new) if old is not None else None  # the old value stays when the guard fails
-        if new is None or all(b.known == 0 for b in new):
-            facts.pop(name, None)
-        else:
-            facts[name] = new
+        if guard is None:
+            _drop_conditions(facts, name, keep=None)
+            _set(facts, name, new)
+            continue
+        # Guarded: the old value stays where the guard is false.
+        old = facts.get(name)
+        uniform = _UNIFORM_GUARD.match(guard) is not None
+        opposite = guard[1:] if guard.startswith("!") else f"!{guard}"
+        otherwise = facts.get(f"{name}@{opposite}", old) if uniform else old
+        _drop_conditions(facts, name, keep=opposite if uniform else None)
+        if uniform:
+            _set(facts, f"{name}@{guard}", new)
+        _set(facts, name, either(otherwise, new) if otherwise is not None and new is not None else None)
 
 
-def _operand(text: str, facts: Facts) -> c.Value | None:
-    """What a source operand holds: ``URZ`` 0, a register's fact (its bits unknown when there is none), an
-    immediate; ``-x`` negated, ``~x`` inverted; None for anything else (an unreadable operand)."""
+VARIES: c.Value = (c.Bits(0, 0, 32),)
+"""What a register holds when it kept changing around a loop (widening found no fixed set of values):
+nothing of it is known, and that is known. Told apart by identity (``is``); sticky through the
+instructions that build constants (a value made from it varies too)."""
+
+
+def either(a: c.Value, b: c.Value) -> c.Value:
+    """A register that holds ``a`` on one path and ``b`` on another: one of their values; :data:`VARIES`
+    when either varies."""
+    if a is VARIES or b is VARIES:
+        return VARIES
+    return a if a == b else c.choice(a, b)
+
+
+CONDITIONS = "@"
+"""A key present in facts that may hold what a register holds under a predicate (so that facts without
+any are not searched for them)."""
+_MARK: c.Value = (c.Bits(0, 1, 32),)
+
+
+def _set(facts: Facts, name: str, value: c.Value | None) -> None:
+    if value is None or (value is not VARIES and all(b.known == 0 for b in value)):
+        facts.pop(name, None)
+    else:
+        facts[name] = value
+        if "@" in name:
+            facts[CONDITIONS] = _MARK
+
+
+def _drop_conditions(facts: Facts, name: str, keep: str | None) -> None:
+    """Forget what ``name`` holds under any predicate but ``keep``."""
+    if CONDITIONS not in facts:
+        return
+    prefix = f"{name}@"
+    for key in [k for k in facts if k.startswith(prefix) and k != f"{prefix}{keep}"]:
+        del facts[key]
+
+
+def _forget_under(facts: Facts, predicates: tuple[str, ...]) -> None:
+    """Forget what any register holds under one of ``predicates`` (they may have been written)."""
+    if CONDITIONS not in facts:
+        return
+    gone = [k for k in facts if "@" in k[1:] and k.rsplit("@", 1)[1].lstrip("!") in predicates]
+    for key in gone:
+        del facts[key]
+
+
+_UNKNOWN = c.unknown()
+
+
+def _source(text: str) -> tuple[str | None, c.Value | None, bool, bool] | None:
+    """A source operand read once: (register, or None; its value when it is a constant; negated;
+    inverted). ``URZ`` is 0; ``-x`` negated, ``~x`` inverted; None for an operand not read (a predicate,
+    a constant bank)."""
     negate, invert = text.startswith("-"), text.startswith("~")
     name = text.lstrip("-~")
     if name == "URZ":
-        value = c.const(0)
-    elif _UR.match(name):
-        value = facts.get(name) or c.unknown()
-    elif _IMMEDIATE.match(text):
+        return None, c.const(0), negate, invert
+    if _UR.match(name):
+        return name, None, negate, invert
+    if _IMMEDIATE.match(text):
         digits = text.lstrip("-")
         number = int(digits, 16) if digits.startswith("0x") else int(digits)
-        return c.const(-number if negate else number)
-    else:
+        return None, c.const(-number if negate else number), False, False
+    return None
+
+
+def _operand(source: tuple[str | None, c.Value | None, bool, bool] | None, facts: Facts) -> c.Value | None:
+    """What a source holds: a register's fact (its bits unknown when there is none), or the constant."""
+    if source is None:
         return None
+    name, value, negate, invert = source
+    if name is not None:
+        value = facts.get(name, _UNKNOWN)
     if invert or negate:
-        value = tuple(c.Bits(~b.value & b.known & MASK, b.known, 32) for b in value)
+        value = tuple(c.Bits(~b.value & b.known & MASK, b.known, 32) for b in value)  # type: ignore[union-attr]
     if negate:
-        value = c.add(value, c.const(1))
+        value = add(value, c.const(1))  # type: ignore[arg-type]
     return value
+
+
+_WHOLE = frozenset(("UMOV", "UIADD3", "UIMAD", "UPRMT"))
+"""Ops whose value is unknown when a register they read is (no bit of the result is known then)."""
 
 
 def evaluate(write: Write, facts: Facts) -> c.Value | None:
     """What ``write``'s destination holds after it (None: nothing known)."""
-    op, mods = write.op, write.modifiers
+    op, mods, sources = write.op, write.modifiers, write.sources
+    if op in _WHOLE and any(s is not None and s[0] is not None and s[0] not in facts for s in sources):
+        return None
     if op == "ULOP3":  # d, a, b, c, lut, and a predicate input (!UPT: the value alone)
         if mods != ("LUT",) or len(write.operands) not in (4, 5) or write.operands[4:] not in ((), ("!UPT",)):
             return None
-        *sources, lut = [_operand(o, facts) for o in write.operands[:4]]
-        if lut is None or len(lut) != 1 or not lut[0].exact or any(a is None for a in sources):
+        *values, lut = [_operand(o, facts) for o in sources[:4]]
+        if lut is None or len(lut) != 1 or not lut[0].exact or any(a is None for a in values):
             return None
-        return lop3(*sources, lut[0].value & 0xFF)  # type: ignore[arg-type]
-    args = [_operand(o, facts) for o in write.operands]
-    if op == "USEL" and len(args) == 3:
-        picks = {"UPT": args[:1], "!UPT": args[1:2]}.get(write.operands[2], args[:2])
-        return None if any(a is None for a in picks) else c.choice(*picks)  # type: ignore[arg-type]
+        return lop3(*values, lut[0].value & 0xFF)  # type: ignore[arg-type]
+    if op == "USEL" and len(sources) == 3:
+        picks = {"UPT": sources[:1], "!UPT": sources[1:2]}.get(write.operands[2], sources[:2])
+        if any(s is None or (s[0] is not None and s[0] not in facts) for s in picks):
+            return None  # a side nothing is known of
+        return c.choice(*(_operand(s, facts) for s in picks))  # type: ignore[arg-type]
+    args = [_operand(o, facts) for o in sources]
     if op == "UPRMT" and not mods and len(args) == 3:
         a, selector, b = args
         return None if a is None or b is None or selector is None else c.permute(a, b, selector)
@@ -190,14 +304,40 @@ def evaluate(write: Write, facts: Facts) -> c.Value | None:
     if op == "UMOV" and not mods and len(args) == 1:
         return args[0]
     if op == "UIADD3" and not mods and len(args) == 3:
-        return c.add(c.add(args[0], args[1]), args[2])  # type: ignore[arg-type]
+        return add(add(args[0], args[1]), args[2])  # type: ignore[arg-type]
     if op == "USHF" and len(args) == 3:
         return funnel(args[0], args[1], args[2], mods)  # type: ignore[arg-type]
     if op == "ULEA" and not mods and len(args) == 3:
-        return c.add(c.shift(args[0], args[2], True, False), args[1])  # type: ignore[arg-type]
+        return add(c.shift(args[0], args[2], True, False), args[1])  # type: ignore[arg-type]
     if op == "UIMAD" and not mods and len(args) == 3:
         return multiply_add(args[0], args[1], args[2])  # type: ignore[arg-type]
     return None
+
+
+def add(a: c.Value, b: c.Value) -> c.Value:
+    """``a + b`` (32 bits) with the bits it can know: where the unknown bits of both sides and the carries
+    they may cause cannot reach, the sum is known (an unknown bit over a known 0 with no carry arriving
+    stays where it is: ptxas adds what the PTX ORed when the bits cannot overlap, as CuTe DSL's ``or`` of
+    an idesc and run-time scale-factor IDs). The tristate-number addition of Vishwanathan et al., "Sound,
+    Precise, and Fast Abstract Interpretation with Tristate Numbers" (CGO 2022), shown there sound and
+    optimal; tests/sass/test_uniform.py checks it against every concrete sum.
+
+    >>> [(hex(x.value), hex(x.known)) for x in add((c.Bits(0, 0x9FFFFFCF),), c.const(0x08c02000))]
+    [('0x8c02000', '0x9fffffcf')]
+    >>> add(c.const(3), c.const(-4))[0].value == 0xFFFFFFFF
+    True
+    """
+
+    def one(x: c.Bits, y: c.Bits) -> c.Bits:
+        xm, ym = ~x.known & MASK, ~y.known & MASK
+        if not xm and not ym:
+            return c.Bits((x.value + y.value) & MASK, MASK, 32)
+        total = (x.value & x.known) + (y.value & y.known)
+        carried = (total + xm + ym) ^ total  # bits the unknown ones and their carries can change
+        unknown = (carried | xm | ym) & MASK
+        return c.Bits(total & ~unknown & MASK, ~unknown & MASK, 32)
+
+    return c.choice(*((one(x, y),) for x in a for y in b))
 
 
 def lop3(a: c.Value, b: c.Value, d: c.Value, lut: int) -> c.Value:

@@ -17,6 +17,7 @@ from, an MMA the SASS alone cannot decode takes its kind and idesc from its PTX 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +32,7 @@ from tmemviz.sass.line import SassLine, parse_sass
 from tmemviz.sass.listing import events
 from tmemviz.sass.uniform import write_in, write_of
 
-_CONTROL_WORDS = ("BR", "EXIT", "RET", "CALL", "JM", "BPT", "KILL")
+_OPCODE = re.compile(r"\s*/\*[0-9a-fA-F]+\*/\s*(?:@!?U?P(?:T|\d+)\s+)?([A-Z][A-Z0-9_]*)")
 
 Lender = Callable[[str | None], "tuple[str, list[dict[str, Any]]] | None"]
 """Function name -> (PTX path, the light records of its PTX function), or None: the PTX to pair with."""
@@ -69,7 +70,8 @@ class _Reader:
 
     def code(self, text: str, line: int, source: tuple[str, int] | None) -> None:
         body = self.body
-        if not text.lstrip().startswith("/*"):  # Nsight Compute's rows: read whole
+        m = _OPCODE.match(text)
+        if m is None:  # Nsight Compute's rows: read whole
             sass = parse_sass(text)
             if sass is None:
                 return
@@ -80,17 +82,16 @@ class _Reader:
                 if write is not None:
                     body.write(write, sass.address)
             return
-        if "TM" in text or "UTC" in text:
+        opcode = m.group(1)
+        if opcode in CONTROL or _is_tcgen05(opcode):
             sass = parse_sass(text)
-            if sass is not None and _is_tcgen05(sass.opcode):
-                body.ask((line, sass, source), write_of(sass) if "UR" in text else None, sass.address)
+            if sass is None:
                 return
-        if any(w in text for w in _CONTROL_WORDS):
-            sass = parse_sass(text)
-            if sass is not None and sass.opcode in CONTROL:
+            if opcode in CONTROL:
                 body.control(sass, text)
-                return
-        if "UR" in text:
+            else:
+                body.ask((line, sass, source), write_of(sass) if "UR" in text else None, sass.address)
+        elif "UR" in text or "UP" in text:
             write = write_in(text)
             if write is not None:
                 body.write(write, _address(text))

@@ -87,10 +87,11 @@ def lender(
 def lent(
     sass: Sequence[dict[str, Any]], ptx: Sequence[dict[str, Any]], path: str
 ) -> list[tuple[int, dict[str, Any]]]:
-    """The SASS MMAs (index in ``sass``) whose kind the opcode alone leaves open or whose idesc the SASS
-    does not decode (M or N unknown), each with what its PTX line gives: ``kind``, ``sparse``, ``value``
-    (the PTX idesc, :data:`~tmemviz.ptx.constants.Value`; None where the SASS decodes its own) and
-    ``origin`` ({file, line})."""
+    """The SASS MMAs (index in ``sass``) that take something from the PTX line they implement: the
+    ``kind`` where the opcode alone leaves it open, and the idesc ``value`` (the PTX's,
+    :data:`~tmemviz.ptx.constants.Value`) where the SASS knows nothing of it; with ``sparse`` and
+    ``origin`` ({file, line}). What the SASS knows of an idesc is never replaced: one of several values
+    on its paths stays so, whatever one value the PTX reader gives."""
     matched = _match(list(ptx), list(sass))
     at = {id(r): i for i, r in enumerate(sass)}
     out: list[tuple[int, dict[str, Any]]] = []
@@ -100,20 +101,16 @@ def lent(
         for s in matched.get(id(p), ()):
             if s.get("op") != "mma" or "error" in s:
                 continue
-            decoded = _decodes(s.get("idesc"))
-            if decoded and " or " not in str(s.get("kind")):
-                continue
-            value = None if decoded else idesc_value(p.get("idesc"))
-            if value is None and not decoded and " or " not in str(s.get("kind")):
-                continue  # the PTX knows no more
+            open_kind = " or " in str(s.get("kind"))
+            # Lent only where the SASS knows nothing of it (not where it changes around a loop).
+            known = s.get("idesc") is not None or s.get("idesc_varies")
+            value = idesc_value(p.get("idesc")) if not known else None
+            if value is None and not open_kind:
+                continue  # the PTX adds nothing the SASS does not say
             origin = {"file": path, "line": p["line"]}
             out.append((at[id(s)], {"kind": p["kind"], "sparse": p.get("sparse"), "value": value,
                                     "origin": origin}))  # fmt: skip
     return out
-
-
-def _decodes(idesc: Any) -> bool:
-    return isinstance(idesc, dict) and idesc.get("m") is not None and idesc.get("n") is not None
 
 
 def idesc_value(idesc: Any) -> Any:

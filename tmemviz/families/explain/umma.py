@@ -17,6 +17,7 @@ from typing import Any
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.scan import Module
 from tmemviz.sass.line import SassLine, bracket, parse_tmem
+from tmemviz.sass.uniform import VARIES
 
 _UR = re.compile(r"^UR(\d+)$")
 _PREDICATE = re.compile(r"^!?U?P(?:T|\d+)$")
@@ -54,16 +55,21 @@ def mma(
         raise TmemvizError(f"{sass.opcode} {'with' if scale else 'without'} a scale operand is no known form")
     idesc = bracket(operands[idesc_at])
     register = idesc[1] if idesc else operands[idesc_at]
-    if given is not None:
-        value, chosen, sparse = given["value"], (given["kind"],), given["sparse"]
-        facts = getattr(state.fn.constants, "values", None)
-        state.fn.constants.values = {**(facts or {}), register: value} if value else dict(facts or {})
+    facts = state.fn.constants.values
+    # What the flow says the register holds here; under the MMA's own guard, if it says more there.
+    value = facts.get(f"{register}@{sass.guard}") if sass.guard else None
+    value = value or state.fn.constants.get(register)
+    varies = value is VARIES
+    if value is not None and all(b.known == 0 for b in value):
+        value = None
+    if given is not None:  # the PTX line this implements says the kind (and the idesc, when lent)
+        value = given["value"] or value
+        chosen, sparse = (given["kind"],), given["sparse"]
     else:
-        value = state.fn.constants.get(register)  # what the flow says the register holds here
-        if value is not None and all(b.known == 0 for b in value):
-            value = None
         chosen = (tuple(k for k in kinds if _fits(tuple(value), k)) or kinds) if value else kinds
         sparse = _sparse(value)
+    if value is not None and facts.get(register) is not value:
+        state.fn.constants.values = {**facts, register: value}  # what the explainer reads
     kind = chosen[0]
     q = "tcgen05.mma" + (".ws" if ws else "") + (".sp" if sparse else "")
     q += f".cta_group::{group}.kind::{kind}" + (".ashift" if ashift else "")
@@ -92,8 +98,7 @@ def mma(
     try:
         record = ops.as_ptx(line, f"{q} {', '.join(args)};", state, module)
     finally:
-        if given is not None:
-            state.fn.constants.values = facts
+        state.fn.constants.values = facts
     if "error" in record or "summary" not in record:
         return record  # the explainer warned, as for PTX
     if len(chosen) > 1:
@@ -103,16 +108,20 @@ def mma(
             f"{sass.opcode} implements kind::{' or kind::'.join(chosen)}; the idesc ({register}) {why}, so "
             f"shown as kind::{kind}: " + record["summary"]
         )
+    if varies:
+        record["idesc_varies"] = True
+        record["summary"] += f"; {register} changes around a loop: no fixed set of values reaches this MMA"
     if sparse is None:
         record["sparse"] = None
         record["summary"] += "; dense or .sp is not in the SASS instruction (idesc bit 2 decides)"
     if given is not None:
         origin = given["origin"]
-        record["idesc_from"] = origin
-        record["summary"] += (
-            f"; kind and idesc from PTX line {origin['line']} of {origin['file']} (the SASS alone does not "
-            "show them)"
-        )
+        record["kind_from"] = origin
+        what = "kind"
+        if given["value"] is not None:
+            record["idesc_from"] = origin
+            what = "kind and idesc"
+        record["summary"] += f"; {what} from PTX line {origin['line']} of {origin['file']} (not in the SASS)"
     return record
 
 
