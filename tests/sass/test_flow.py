@@ -76,6 +76,26 @@ def test_a_descriptor_stepped_in_a_loop_has_no_value(alone: dict[str, dict]) -> 
     assert r["kind"] == "f16 or tf32"
 
 
+def test_run_time_scale_factor_ids_in_a_constant(alone: dict[str, dict]) -> None:
+    """Bits 4-5 and 29-30 from the scale-factor addresses, built from the loop's counter (which changes
+    every step): the rest of the descriptor is known, so M and N are."""
+    r = alone["idesc_scale_factor_ids"]
+    assert r["kind"] == "mxf8f6f4" and r["idesc"]["candidates"] == ["0x?8a000?0"]
+    assert (r["idesc"]["m"], r["idesc"]["n"], r["idesc"]["scale_type"]) == (128, 128, "UE8M0")
+    assert r["idesc"]["runtime"] == ["sfb_id", "sfa_id"] and r["layout"] == "D"
+
+
+def test_an_add_keeps_the_bits_no_carry_reaches() -> None:
+    """ptxas adds (UIADD3) what the PTX ORed when it knows the bits apart: a run-time scale-factor ID in
+    bits 4-5 added to a constant with zeros there stays a run-time ID, the rest is the constant."""
+    scaled = "UTCQMMA gdesc[UR4], gdesc[UR6], tmem[UR8], tmem[UR10], idesc[UR13], tmem[UR20], UP0"
+    body = ["USHF.R.U32.HI UR12, URZ, 0x1a, UR15", "ULOP3.LUT UR12, UR12, 0x30, URZ, 0xc0, !UPT",
+            "UMOV UR14, 0x8900490", "UIADD3 UR13, UPT, UPT, UR12, UR14, URZ"]  # fmt: skip
+    r = listing_mma(body, mma=scaled)
+    assert r["kind"] == "mxf8f6f4" and r["idesc"]["candidates"] == ["0x089004?0"]
+    assert r["idesc"]["m"] == 128 and r["idesc"]["runtime"] == ["sfb_id"]
+
+
 def test_a_choice_in_vector_registers_is_unknown(alone: dict[str, dict]) -> None:
     r = alone["idesc_per_thread"]
     assert r["idesc"] is None and "idesc_varies" not in r and r["kind"] == "f16 or tf32"
@@ -116,10 +136,10 @@ def test_the_cubin_reads_as_its_listing(monkeypatch: pytest.MonkeyPatch) -> None
 MMA = "UTCHMMA gdesc[UR4], gdesc[UR6], tmem[UR8], tmem[UR10], idesc[UR13], UP0"
 
 
-def listing_mma(body: list[str]) -> dict:
+def listing_mma(body: list[str], mma: str = MMA) -> dict:
     """The MMA of a listing ``body`` (instructions and labels; offsets given in order)."""
     lines, at = [".text.k:"], 0
-    for item in [*body, MMA, "EXIT"]:
+    for item in [*body, mma, "EXIT"]:
         if item.endswith(":"):
             lines.append(item)
         else:

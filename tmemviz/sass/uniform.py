@@ -173,8 +173,9 @@ def apply(write: Write, facts: Facts) -> None:
     if not write.registers:
         return
     value = evaluate(write, facts) if write.op else None
-    if write.op and any(s is not None and facts.get(s[0]) is VARIES for s in write.sources if s):
-        value = VARIES  # built from a value that changes around a loop: so does this one
+    if write.op and (value is None or all(b.known == 0 for b in value)):
+        if any(s is not None and facts.get(s[0]) is VARIES for s in write.sources if s):
+            value = VARIES  # nothing known of a value built from one that changes around a loop: it varies
     guard = write.guard
     for name in write.registers:
         new = value if name == write.registers[0] else None
@@ -195,8 +196,9 @@ def apply(write: Write, facts: Facts) -> None:
 
 VARIES: c.Value = (c.Bits(0, 0, 32),)
 """What a register holds when it kept changing around a loop (widening found no fixed set of values):
-nothing of it is known, and that is known. Told apart by identity (``is``); sticky through the
-instructions that build constants (a value made from it varies too)."""
+nothing of it is known, and that is known. Told apart by identity (``is``); evaluated as unknown bits,
+so that what an instruction makes of it keeps the bits it knows anyway (``VARIES & 3`` has 30 known
+zero bits), and is itself VARIES when it knows none."""
 
 
 def either(a: c.Value, b: c.Value) -> c.Value:
