@@ -104,6 +104,7 @@ def test_sass_record_is_the_ptx_record(name: str) -> None:
         assert said.endswith(f", {key.get('scale_input_d')}") == bool(key.get("scale_input_d")), said
         assert (".ashift" in said) == bool(key.get("ashift")), said
         assert said.endswith(", UR6") == bool(key.get("zero_column_mask")), said  # after enable-input-d
+        assert ("{" in said) == bool(key.get("disable_output_lane")), said  # a vector only for lanes
     lane, col = key.get("moved") or key.get("absolute") or (0, 0)
     if "cells" in p:
         assert cells(s) == moved(cells(p), key)
