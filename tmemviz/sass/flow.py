@@ -52,6 +52,9 @@ class Body:
         self.addresses: list[int | None] = []
         self.address_targets: set[int] = set()
         """Branch targets given as code addresses (cuobjdump): a block starts at each."""
+        self.reads: set[str] = set()
+        """The registers (and uniform predicates) the instructions asked about read: only the writes that
+        can reach them are followed (:func:`_relevant`)."""
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -67,9 +70,17 @@ class Body:
     def write(self, write: Write, address: int | None = None) -> None:
         self._add(_PLAIN, write, address)
 
-    def ask(self, payload: Any, write: Write | None = None, address: int | None = None) -> None:
-        """An instruction whose facts the caller wants, with the registers it writes (after reading)."""
+    def ask(
+        self,
+        payload: Any,
+        write: Write | None = None,
+        address: int | None = None,
+        reads: tuple[str, ...] = (),
+    ) -> None:
+        """An instruction whose facts the caller wants (those of the registers and predicates ``reads``),
+        with the registers it writes (after reading)."""
         self._add(_PLAIN, (payload, write), address)
+        self.reads.update(reads)
 
     def control(self, sass: SassLine, text: str) -> bool:
         """Add ``sass`` when it is a branch, exit or call (:data:`CONTROL`); whether it was one."""
@@ -109,7 +120,13 @@ def facts_at(body: Body, entry: Facts | None = None, closed: bool = True) -> Ite
     ``closed``: ``body`` is a whole function (no branch from outside it reaches its labels); a part of
     a longer one is not, and then nothing is known at any of its labels.
     """
+    if not body.reads:  # nothing asked needs a fact: no graph, no solving
+        for item in body.items:
+            if type(item) is tuple:
+                yield item[0], {}
+        return
     steps, items = _with_address_labels(body)
+    items = _relevant(items, body.reads)
     graph = build(steps)
     problem = _Constants(graph, items, closed)
     try:
@@ -117,6 +134,8 @@ def facts_at(body: Body, entry: Facts | None = None, closed: bool = True) -> Ite
     except Unconverged:  # cannot happen with widening; never a guess if it does
         states = {}
     for block in graph.blocks:
+        if not any(type(items[i]) is tuple for i in range(block.start, block.end)):
+            continue  # no instruction asked about here
         facts = dict(states.get(block.index, {}))
         for i in range(block.start, block.end):
             item = items[i]
@@ -127,6 +146,37 @@ def facts_at(body: Body, entry: Facts | None = None, closed: bool = True) -> Ite
                     apply(write, facts)
             elif item is not None:
                 apply(item, facts)
+
+
+def _relevant(items: list[Any], reads: set[str]) -> list[Any]:
+    """``items`` with the writes that cannot reach what is read left out: a register is followed when an
+    asked instruction reads it or a followed write reads it (or is guarded by it), whatever the path (so
+    nothing followed depends on a write left out). Facts stay small: the MMA descriptors' registers,
+    not every address a kernel computes."""
+    writes = [w for w in (i[1] if type(i) is tuple else i for i in items) if w is not None]
+    wanted = set(reads)
+    size = -1
+    while size != len(wanted):
+        size = len(wanted)
+        for w in writes:
+            if w.op and w.registers and w.registers[0] in wanted:
+                wanted.update(src[0] for src in w.sources if src is not None and src[0] is not None)
+                if w.guard:
+                    wanted.add(w.guard.lstrip("!"))
+                if w.op == "USEL" and w.operands[2:]:
+                    wanted.add(w.operands[2].lstrip("!"))
+
+    def kept(w: Write | None) -> Write | None:
+        if (
+            w is None
+            or w.op == "all"
+            or wanted.intersection(w.registers)
+            or wanted.intersection(w.predicates)
+        ):
+            return w
+        return None
+
+    return [(i[0], kept(i[1])) if type(i) is tuple else kept(i) for i in items]
 
 
 def _with_address_labels(body: Body) -> tuple[list[Step], list[Any]]:
@@ -158,6 +208,8 @@ class _Constants:
     def __init__(self, graph: Any, items: list[Any], closed: bool) -> None:
         self.graph = graph
         self.items = items
+        self.writes: dict[int, list[Write]] = {}
+        """Per block, its writes (found on its first visit)."""
         self.labelled = frozenset(graph.labels.values())
         self.open = not closed or any(b.unresolved for b in graph.blocks)
         """Whether a label may be reached from where the graph does not show (an indirect jump, or code
@@ -165,15 +217,13 @@ class _Constants:
 
     def transfer(self, block: int, state: Facts) -> dict[int, Facts]:
         b = self.graph.blocks[block]
-        facts = dict(state)
-        items = self.items
-        for i in range(b.start, b.end):
-            item = items[i]
-            if item is None:
-                continue
-            write = item[1] if type(item) is tuple else item
-            if write is not None:
-                apply(write, facts)
+        writes = self.writes.get(block)
+        if writes is None:
+            found = (self.items[i] for i in range(b.start, b.end))
+            writes = self.writes[block] = [w for w in (i[1] if type(i) is tuple else i for i in found) if w]
+        facts = dict(state) if writes else state
+        for write in writes:
+            apply(write, facts)
         if self.open:
             return {s: {} if s in self.labelled else facts for s in b.succ}
         return {s: facts for s in b.succ}

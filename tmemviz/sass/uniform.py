@@ -41,7 +41,7 @@ import re
 from typing import Any, NamedTuple
 
 from tmemviz.ptx import constants as c
-from tmemviz.sass.line import SassLine, parse_sass
+from tmemviz.sass.line import SassLine
 
 Facts = dict[str, c.Value]
 """Uniform register -> what it holds (``UR5@!UP0``: what it holds when ``!UP0`` is true); a register left
@@ -108,11 +108,28 @@ def write_in(text: str) -> Write | None:
     guard, opcode, modifiers, first = m.groups()
     if guard in ("!PT", "!UPT"):
         return None  # never executed
-    if opcode in EVALUATED:
-        sass = parse_sass(text)
-        if sass is not None:
-            return write_of(sass)
+    mods = tuple(modifiers[1:].split(".")) if modifiers else ()
+    if opcode in EVALUATED:  # no bracket in their operands: split at commas, up to ';' or a comment
+        rest = text[m.end() :].split(";", 1)[0].split("/*", 1)[0]
+        operands = tuple(o.strip() for o in rest.split(",")[1:])
+        return _evaluated(opcode, mods, int(first), operands, _guard(guard), predicates)
     return Write(_written(int(first), _count(modifiers)), guard=_guard(guard), predicates=predicates)
+
+
+def _evaluated(
+    opcode: str, mods: tuple[str, ...], first: int, rest: tuple[str, ...], guard: str | None,
+    predicates: tuple[str, ...],
+) -> Write:  # fmt: skip
+    """The write of an instruction of :data:`EVALUATED` (``rest``: its operands after the destination)."""
+    count = _count(mods)
+    if count != 1 and opcode != "USHF":
+        return Write(_written(first, count), guard=guard, predicates=predicates)
+    if opcode == "UIADD3":
+        while rest and _PREDICATE.match(rest[0]):
+            rest = rest[1:]  # the carry-out predicates
+    operands = tuple(o.removesuffix(".reuse") for o in rest)
+    sources = tuple(map(_source, operands))
+    return Write((f"UR{first}",), opcode, operands, mods, guard, sources, predicates)
 
 
 def named_predicates(text: str) -> tuple[str, ...]:
@@ -141,16 +158,9 @@ def write_of(sass: SassLine) -> Write | None:
         return Write((), predicates=predicates) if predicates else None
     first = int(ops[at][2:])
     guard = _guard(sass.guard)
-    count = _count(sass.modifiers)
-    if sass.opcode not in EVALUATED or (count != 1 and sass.opcode != "USHF"):
-        return Write(_written(first, count), guard=guard, predicates=predicates)
-    rest = ops[at + 1 :]
-    if sass.opcode == "UIADD3":
-        while rest and _PREDICATE.match(rest[0]):
-            rest = rest[1:]  # the carry-out predicates
-    operands = tuple(o.removesuffix(".reuse") for o in rest)
-    sources = tuple(map(_source, operands))
-    return Write((f"UR{first}",), sass.opcode, operands, sass.modifiers, guard, sources, predicates)
+    if sass.opcode not in EVALUATED:
+        return Write(_written(first, _count(sass.modifiers)), guard=guard, predicates=predicates)
+    return _evaluated(sass.opcode, sass.modifiers, first, ops[at + 1 :], guard, predicates)
 
 
 def apply(write: Write, facts: Facts) -> None:
@@ -170,12 +180,15 @@ def apply(write: Write, facts: Facts) -> None:
         return
     if write.predicates:
         _forget_under(facts, write.predicates)
-    if not write.registers:
+    if write.op is None and write.guard is None:  # most writes: the registers become unknown
+        for name in write.registers:
+            facts.pop(name, None)
+            _drop_conditions(facts, name, keep=None)
         return
     value = evaluate(write, facts) if write.op else None
-    if write.op and (value is None or all(b.known == 0 for b in value)):
-        if any(s is not None and facts.get(s[0]) is VARIES for s in write.sources if s):
-            value = VARIES  # nothing known of a value built from one that changes around a loop: it varies
+    nothing = value is None or all(b.known == 0 for b in value)
+    if write.op and nothing and any(facts.get(s[0]) is VARIES for s in write.sources if s):
+        value = VARIES  # nothing known of a value built from one that changes around a loop: it varies
     guard = write.guard
     for name in write.registers:
         new = value if name == write.registers[0] else None

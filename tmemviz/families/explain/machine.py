@@ -76,7 +76,7 @@ class _Reader:
             if sass is None:
                 return
             if _is_tcgen05(sass.opcode):
-                body.ask((line, sass, source), write_of(sass), sass.address)
+                body.ask((line, sass, source), write_of(sass), sass.address, _reads(sass))
             elif not body.control(sass, text):
                 write = write_of(sass)
                 if write is not None:
@@ -90,7 +90,8 @@ class _Reader:
             if opcode in CONTROL:
                 body.control(sass, text)
             else:
-                body.ask((line, sass, source), write_of(sass) if "UR" in text else None, sass.address)
+                body.ask((line, sass, source), write_of(sass) if "UR" in text else None, sass.address,
+                         _reads(sass))  # fmt: skip
         elif "UR" in text or "UP" in text:
             write = write_in(text)
             if write is not None:
@@ -139,6 +140,17 @@ class _Reader:
             base = {k: records[i][k] for k in ("line", "sass", "function", "address", "source", "guard")
                     if k in records[i]}  # fmt: skip
             records[i] = self.ops.finish(base, record)
+
+
+def _reads(sass: SassLine) -> tuple[str, ...]:
+    """What the flow must know at a tcgen05 instruction: a UTC*MMA's idesc register (and the uniform
+    predicate guarding it, under which the register may hold more)."""
+    if not sass.opcode.endswith("MMA"):
+        return ()
+    found = next((o[6:-1] for o in sass.operands if o.startswith("idesc[") and o.endswith("]")), None)
+    if found is None:
+        return ()
+    return (found, sass.guard.lstrip("!")) if sass.guard else (found,)
 
 
 def _address(text: str) -> int | None:
