@@ -1,6 +1,6 @@
-"""What a SASS instruction does to the uniform registers (tmemviz.sass.uniform): the registers it writes,
-and values that are always right: every value the known bits allow is checked against the concrete
-results (brute force over the unknown bits). Real kernels check the meanings against the PTX reader
+"""What a SASS instruction does to the uniform registers (tmemviz.sass.uniform and .bits): the registers
+it writes, and values that are always right: every value the known bits allow is checked against the
+concrete results (brute force over the unknown bits). Real kernels check the meanings against the PTX reader
 (tests/sass/test_kernels.py::same_idesc)."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tmemviz.ptx import constants as c
-from tmemviz.sass.uniform import VARIES, add, apply, funnel, lop3, write_in
+from tmemviz.sass.bits import add, funnel, lop3
+from tmemviz.sass.uniform import VARIES, apply, write_in
 
 MASK = 0xFFFFFFFF
 
