@@ -3,10 +3,10 @@
 Usage: python benchmarks/sass.py [--runs N] [--check]
 
 Cubins: every ``tests/kernels/*.cubin`` (real Triton and CuTe DSL kernels, one to a few tcgen05
-instructions each) and one big cubin assembled here from ``tests/sass/forms.py`` (330 kernels, every
-tcgen05 form, about 1 MB, each kernel a layout of its own: the worst case) and a CuTe DSL attention forward
-(``tests/kernels/cute_dsl_fmha.ptx``, 75 KB), both assembled here (ptxas 13: the test extra's
-nvidia-cuda-nvcc, else skipped). For each:
+instructions each) and one big cubin assembled here from ``tests/sass/forms.py`` (its 369 sm_100a
+kernels, every tcgen05 form, about 1.3 MB, each kernel a layout of its own: the worst case) and a CuTe
+DSL attention forward (``tests/kernels/cute_dsl_fmha.ptx``, 75 KB), both assembled here (ptxas 13: the
+test extra's nvidia-cuda-nvcc, else skipped). For each:
 the best of ``--runs`` times of nvdisasm writing its listing to /dev/null and of the installed CLI
 (``tmemviz explain K.cubin -f json``, Python start-up included, output discarded), run alternately: wall
 time, and CPU time (the process and the nvdisasm it runs), which the other loads of a shared machine do
@@ -118,7 +118,7 @@ def main() -> int:
             )
             ratio = c_exp / c_dis
             worst = max(worst, ratio)
-            name = "forms (330 kernels)" if cubin == big else cubin.name
+            name = "forms (sm_100a kernels)" if cubin == big else cubin.name
             print(
                 f"{name:34} {cubin.stat().st_size:9,} {w_dis:7.3f}s {w_exp:7.3f}s {w_exp / w_dis:6.2f}x "
                 f"{c_dis:7.3f}s {c_exp:7.3f}s {ratio:6.2f}x"

@@ -93,3 +93,11 @@ def test_unknown_targets_are_flagged() -> None:
     g = build([Step(JUMP, targets=("nowhere",)), Step(JUMP), Step(STOP, exits=False)])
     assert [b.unresolved for b in g.blocks] == [True, True, False]
     assert g.blocks[2].dies and not g.blocks[2].exits
+
+
+def test_an_unreachable_block_jumping_into_a_loop_is_no_part_of_it() -> None:
+    """Found by the sweep above: a jump after an unconditional jump (unreachable) into a loop."""
+    steps = [Step(), Step(LABEL, "L1"), Step(LABEL, "L0"), Step(JUMP, targets=("L1",)),
+             Step(JUMP, targets=("L0",))]  # fmt: skip
+    g = build(steps)
+    assert g.loops == {1: frozenset({1, 2})}

@@ -262,4 +262,7 @@ def other_forms() -> list[Form]:
 
 
 def all_forms() -> list[Form]:
-    return [*ldst_forms(), *ld_red_forms(), *cp_forms(), *mma_forms(), *collector_forms(), *other_forms()]
+    from cubin_forms import cubin_forms  # they build on the forms here
+
+    return [*ldst_forms(), *ld_red_forms(), *cp_forms(), *mma_forms(), *collector_forms(), *other_forms(),
+            *cubin_forms()]  # fmt: skip

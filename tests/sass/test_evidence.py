@@ -48,8 +48,9 @@ def with_pair(spelling: str, group: int, after: int = 1) -> str:
     return ".".join([*words[:after], CTA_PAIR, *words[after:]])
 
 
-def predict(catalog: Catalog, key: dict) -> list[str] | None:
-    """What the tables say nvdisasm prints for the form ``key``, instruction by instruction (None: none)."""
+def predict(catalog: Catalog, key: dict, target: str = "sm_100a") -> list[str] | None:
+    """What the tables say nvdisasm prints for the form ``key`` on ``target``, instruction by instruction
+    (None: none)."""
     op = key["op"]
     if op in ("ld", "st", "ld.red"):
         shape = catalog.get(LDST, key["shape"])
@@ -72,9 +73,12 @@ def predict(catalog: Catalog, key: dict) -> list[str] | None:
         fmt = dict(copy.sass_decompress).get(key["decompress"]) if key["decompress"] else None
         return [text + (f".{fmt}" if fmt else "")]
     if op == "mma":
-        opcode = mma_sass().opcode(key["kind"])
-        text = with_pair(opcode, key["cta_group"]) + (".WS" if key["ws"] else "")
-        return [text + (".4X" if key["scale"] == "block16" else "")]
+        table = mma_sass()
+        text = with_pair(table.opcode(key["kind"]), key["cta_group"])
+        for on, qualifier in ((key["ws"], ".ws"), (key.get("ashift"), ".ashift"),
+                              (key["scale"] == "block16", ".block16")):  # fmt: skip
+            text += f".{table.word(qualifier, target)}" if on else ""
+        return [text]
     if op == "shift":
         return [with_pair(catalog.shapes(SHIFT)[0].sass, key["cta_group"])]
     entry = explain_table()[op]
@@ -91,8 +95,11 @@ FORMS = sorted(observed()["forms"])
 
 
 def check(catalog: Catalog, name: str, entry: dict) -> None:
+    if "expect_refused" in entry["key"]:  # a form the target does not have (kind::i8 on sm_103a)
+        assert entry["key"]["expect_refused"] in entry.get("refused", ""), (name, entry)
+        return
     assert "refused" not in entry, f"ptxas refused {name}: {entry.get('refused')}"
-    expected = predict(catalog, entry["key"])
+    expected = predict(catalog, entry["key"], entry["target"])
     got = spelled(entry["sass"])
     if expected is None:
         assert got == [], f"{name}: the tables say no instruction, nvdisasm printed {got}"
@@ -104,10 +111,46 @@ def check(catalog: Catalog, name: str, entry: dict) -> None:
     key = entry["key"]
     if "collector" in key:
         check_collector(name, key["collector"], entry["sass"])
-    if key.get("disable_output_lane"):
-        line = next(s for s in entry["sass"] if s.startswith("UTC"))
-        after = [o.strip() for o in line.split("idesc[", 1)[1].split(",")[1:]]
-        assert len(after) == 2 and after[0].startswith("UR") and after[1].startswith("UP"), (name, line)
+    if key["op"] == "mma":
+        check_after_idesc(name, key, entry["sass"])
+    if key["op"] in ("ld", "st", "cp", "shift"):
+        check_address(name, key, entry["sass"])
+
+
+def check_after_idesc(name: str, key: dict, lines: list[str]) -> None:
+    """The operands after idesc[..]: [scale tmem[..]], [one uniform register: the disable-output-lane
+    vector, or .ws's zero-column mask], the enable-input-d predicate, [scale-input-d, when not 0]."""
+    line = next(s for s in lines if s.startswith("UTC"))
+    after = [o.strip() for o in line.split("idesc[", 1)[1].split(",")[1:]]
+    expected = ["tmem"] if key["block_scale"] else []
+    expected += ["UR"] if key.get("disable_output_lane") or key.get("zero_column_mask") else []
+    expected += ["UP"]
+    scale = key.get("scale_input_d") or 0
+    expected += [f"0x{scale:x}"] if scale else []
+    assert len(after) == len(expected), line
+    assert all(a.startswith(e) for a, e in zip(after, expected, strict=True)), line
+
+
+def check_address(name: str, key: dict, lines: list[str]) -> None:
+    """A folded immediate (``moved``: lanes, columns the PTX added to the base) or a constant address
+    (``absolute``) prints as the 32-bit sum's immediate; an all-zero vector as RZ, any other as R<n>."""
+    from tmemviz.sass.line import parse_sass
+
+    for text in lines:
+        sass = parse_sass(text)
+        if not (sass.opcode in ("LDTM", "STTM") or sass.opcode.startswith("UTC")):
+            continue
+        (base, imm) = sass.tmem()
+        if "moved" in key:
+            lane, col = key["moved"]
+            assert base is not None and imm & 0xFFFFFFFF in {((lane << 16) + col + extra) & 0xFFFFFFFF
+                                                            for extra in (0, 8)}, (name, text)  # fmt: skip
+        if "absolute" in key:
+            lane, col = key["absolute"]
+            assert base is None and imm in ((lane << 16) + col, (lane << 16) + col + 8), (name, text)
+        if "zero" in key:
+            data = [o for o in sass.operands if not o.startswith("tmem[")]
+            assert (data == ["RZ"]) == key["zero"] and (key["zero"] or data[0].startswith("R")), (name, text)
 
 
 def check_collector(name: str, collector: str, lines: list[str]) -> None:
@@ -133,8 +176,12 @@ def test_tables_say_what_nvdisasm_printed(catalog: Catalog, name: str) -> None:
 def test_every_form_was_assembled_and_versions_are_recorded() -> None:
     data = observed()
     assert data["tools"] == {"ptxas": "13.5.37", "nvdisasm": "13.5.37"}
-    assert len(data["forms"]) == 330
-    assert not [n for n, e in data["forms"].items() if "refused" in e]
+    assert len(data["forms"]) == 569
+    refused = {n for n, e in data["forms"].items() if "refused" in e}
+    assert refused == {n for n, e in data["forms"].items() if "expect_refused" in e["key"]}
+    assert len(refused) == 12 and all(
+        e["target"] == "sm_103a" for n, e in data["forms"].items() if n in refused
+    )
 
 
 def test_yaml_records_the_versions_it_was_established_with() -> None:

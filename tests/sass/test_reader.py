@@ -109,30 +109,38 @@ def test_mangled_sass_lines_never_crash() -> None:
 
 
 MMA = "/*0100*/ UTCHMMA gdesc[UR4], gdesc[UR6], tmem[UR8], tmem[UR10], idesc[UR13], UP0 ;"
+TF32, F16 = 0x08100910, 0x08100010
 
 
 @pytest.mark.parametrize(
-    ("between", "decoded"),
+    ("between", "values"),
     [
-        ([], True),
-        (["/*0050*/ IADD3 R1, R2, R3, RZ ;"], True),
-        ([".L_x_3:"], False),  # a join point: another path may reach the MMA with another value
-        (["/*0050*/ UIADD3 UR13, UPT, UPT, UR11, 0x40, URZ ;"], False),
-        (["/*0050*/ LDCU.64 UR12, c[0x0][0x358] ;"], False),
-        (["/*0050*/ UIMAD.WIDE.U32 UR12, UR4, 0x10, URZ ;"], False),  # writes UR12 and UR13
-        (["/*0050*/ @UP1 UMOV UR13, 0x8100010 ;"], False),  # a guarded move: either value
-        (["/*0050*/ UTCATOMSWS.FIND_AND_SET.ALIGN UP0, UR13, UR8 ;"], False),
-        (["/*0050*/ @P0 BRA 0x100 ;"], False),  # cuobjdump: no labels, a branch and its target
+        ([], [TF32]),
+        (["/*0050*/ IADD3 R1, R2, R3, RZ ;"], [TF32]),
+        ([".L_x_3:"], [TF32]),  # a label no branch reaches: the one path
+        (["/*0050*/ UIADD3 UR13, UPT, UPT, UR11, 0x40, URZ ;"], None),
+        (["/*0050*/ LDCU.64 UR12, c[0x0][0x358] ;"], None),
+        (["/*0050*/ UIMAD.WIDE.U32 UR12, UR4, 0x10, URZ ;"], None),  # writes UR12 and UR13
+        (["/*0050*/ @UP1 UMOV UR13, 0x8100010 ;"], [TF32, F16]),  # a guarded move: either value
+        (["/*0050*/ UTCATOMSWS.FIND_AND_SET.ALIGN UP0, UR13, UR8 ;"], None),
+        (["/*0050*/ @P0 BRA 0x100 ;"], [TF32]),  # cuobjdump: no labels; both paths move the same
+        (["/*0050*/ @P0 BRA 0x100 ;", "/*0060*/ UMOV UR13, 0x8100010 ;"], [TF32, F16]),  # two paths
+        (["/*0050*/ @P0 BRA `(.L_x_9) ;", "/*0060*/ UMOV UR13, 0x8100010 ;", ".L_x_9:"], [TF32, F16]),
+        (["/*0050*/ BRX R2 -0x40 ;", ".L_x_9:"], None),  # an indirect jump: any label from anywhere
     ],
 )
-def test_idesc_constant_reaches_only_straight_line_code(between: list[str], decoded: bool) -> None:
+def test_idesc_constant_reaches_the_mma_on_every_path(between: list[str], values: list[int] | None) -> None:
     lines = [".text.k:", "/*0000*/ UMOV UR13, 0x8100910 ;", *between, MMA]
     f = tmemviz.explain(text="\n".join(lines)).lists()[0][1][0]
     mma = next(r for r in f["instructions"] if r["op"] == "mma")
-    if decoded:  # 0x08100910: A and B TF32, so of UTCHMMA's kinds (f16, tf32) only tf32 fits
-        assert mma["kind"] == "tf32" and mma["idesc"]["value"] == 0x08100910 and mma["sparse"] is False
-    else:
+    if values == [TF32]:  # 0x08100910: A and B TF32, so of UTCHMMA's kinds (f16, tf32) only tf32 fits
+        assert mma["kind"] == "tf32" and mma["idesc"]["value"] == TF32 and mma["sparse"] is False
+    elif values is None:
         assert mma["kind"] == "f16 or tf32" and mma["idesc"] is None and mma["sparse"] is None
+    else:  # one of several: no kind fits every value, what they share is decoded, never one of them
+        assert mma["kind"] == "f16 or tf32" and mma["idesc"]["value"] is None
+        assert mma["idesc"]["candidates"] == [f"0x{v:08x}" for v in sorted(values)]
+        assert mma["idesc"]["m"] == 128 and mma["idesc"]["n"] == 64 and mma["sparse"] is False
 
 
 def test_nsight_compute_csv_reads_like_the_listing() -> None:

@@ -168,12 +168,12 @@ class Graph:
         for tail, head in self.back_edges:
             body = bodies.setdefault(head, {head})
             stack = [tail]
-            reachable = self.idom
             while stack:
                 node = stack.pop()
-                if node not in body and node in reachable:  # code no path reaches is in no loop
+                if node not in body:
                     body.add(node)
-                    stack.extend(self.blocks[node].pred)
+                    # Reachable predecessors only: an unreachable block jumping in is no part of the loop.
+                    stack.extend(p for p in self.blocks[node].pred if p in self.idom)
         return {h: frozenset(b) for h, b in bodies.items()}
 
     @cached_property

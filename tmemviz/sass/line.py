@@ -24,7 +24,9 @@ _CODE = re.compile(
 )
 _REGISTER = re.compile(r"^R(\d+)$")
 _HEX = re.compile(r"^0x[0-9a-fA-F]+$")
-_TMEM = re.compile(r"^tmem\[(UR\d+|URZ)?\s*(?:\+\s*(-?0x[0-9a-fA-F]+|-?\d+))?\]$")
+_TMEM = re.compile(
+    r"^tmem\[(?:(UR\d+|URZ)\s*(?:(\+\s*-?|-)\s*(0x[0-9a-fA-F]+|\d+))?|(-?)(0x[0-9a-fA-F]+|\d+))\]$"
+)
 _BRACKET = re.compile(r"^(\w+)?\[([^\]]*)\]$")
 
 
@@ -136,21 +138,25 @@ def split_operands(text: str) -> tuple[str, ...]:
 
 
 def parse_tmem(operand: str) -> tuple[str | None, int] | None:
-    """``tmem[UR4+0x100000]`` -> ("UR4", 0x100000): base uniform register and the folded immediate.
+    """``tmem[UR4+0x100000]`` -> ("UR4", 0x100000): base uniform register and the folded immediate; a
+    negative one as nvdisasm prints it (``tmem[UR4+-0x80]``); no base for ``URZ`` or a constant address
+    (``tmem[0x8]``: ptxas folded all of it).
 
     >>> parse_tmem("tmem[UR4+0x100000]"), parse_tmem("tmem[UR37]"), parse_tmem("R4")
     (('UR4', 1048576), ('UR37', 0), None)
+    >>> parse_tmem("tmem[UR5+-0x80]"), parse_tmem("tmem[0x8]"), parse_tmem("tmem[URZ]")
+    (('UR5', -128), (None, 8), (None, 0))
     """
     m = _TMEM.match(operand.replace(" ", ""))
     if not m:
         return None
-    base, imm = m.groups()
-    if not imm:
+    base, sign, digits, bare_sign, bare = m.groups()
+    if bare is not None:
+        sign, digits = bare_sign, bare
+    if not digits:
         return (None if base in (None, "URZ") else base), 0
-    negative = imm.startswith("-")
-    digits = imm.lstrip("-")
     value = int(digits, 16) if digits[:2].lower() == "0x" else int(digits)
-    return (None if base in (None, "URZ") else base), -value if negative else value
+    return (None if base in (None, "URZ") else base), -value if sign and "-" in sign else value
 
 
 def bracket(operand: str) -> tuple[str, str] | None:

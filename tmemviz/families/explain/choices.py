@@ -93,7 +93,10 @@ def _known_problem(problem: str, b: Bits, named: Any, reserved: Any) -> bool:
     """A problem of the decoded candidate that rests on known bits only (``bits 29-31 ...``, a field)."""
     for f in (*named, *reserved):
         mask = ((1 << f.width) - 1) << f.first
-        if b.known & mask != mask and (f"bits {f.bits} " in problem or (f.label and f.label in problem)):
+        # M and N are named by their value, not their label ("M = 0 is not a tcgen05.mma M ...").
+        named_by = (f"bits {f.bits} ", f.label or f"bits {f.bits} ", f"{f.name.upper()} = ")
+        if b.known & mask != mask and (named_by[0] in problem or named_by[1] in problem
+                                       or problem.startswith(named_by[2])):  # fmt: skip
             return False
     return True
 

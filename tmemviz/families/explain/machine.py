@@ -7,35 +7,40 @@ register vector R<n>..R<n+k-1>, the folded address immediate, the split offset o
 and answered by the same :class:`~tmemviz.families.explain.ops.Explainer` as PTX, so both records
 come from one piece of family code. What SASS does not show (.sp without a constant idesc, f16 vs
 tf32, a dealloc's .cta_group) is said, never guessed.
+
+What a UTC*MMA's idesc register holds comes from a forward data-flow over the function's control-flow
+graph (:mod:`tmemviz.sass.flow`): the listing is read once, a function's labels, branches, uniform
+register writes and tcgen05 instructions are kept until it ends (no more than
+:data:`~tmemviz.sass.flow.MAX_STEPS` at once), then explained in order. Given the PTX the SASS was made
+from, an MMA the SASS alone cannot decode takes its kind and idesc from its PTX line.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tmemviz.catalog import Catalog
+from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.sass_fields import Tables
 from tmemviz.families.explain.sass_ops import SassOps
 from tmemviz.families.explain.scan import Function, Module
-from tmemviz.ptx.constants import const
+from tmemviz.sass.flow import CONTROL, MAX_STEPS, Body, facts_at
 from tmemviz.sass.line import SassLine, parse_sass
 from tmemviz.sass.listing import events
+from tmemviz.sass.uniform import write_in, write_of
 
-_WRITES_UR = re.compile(r"^\s*(?:/\*\w+\*/)?\s*(?:@!?U?P\w+\s+)?[A-Z][A-Z0-9_]*(\.[\w.]+)?\s+(UR\d+)\b")
-_UMOV = re.compile(r"\bUMOV\s+(UR\d+)\s*,\s*(0x[0-9a-fA-F]+|\d+)\s*;")
-_WANTED = ("TM", "UTC")
-_ADDRESS = re.compile(r"^\s*/\*([0-9a-fA-F]+)\*/")
-_BRANCH = re.compile(r"\bBRA(?:\.\w+)*\s+(?:!?U?P\w+\s*,\s*)?(0x[0-9a-fA-F]+)")
+_OPCODE = re.compile(r"\s*/\*[0-9a-fA-F]+\*/\s*(?:@!?U?P(?:T|\d+)\s+)?([A-Z][A-Z0-9_]*)")
+
+Lender = Callable[[str | None], "tuple[str, list[dict[str, Any]]] | None"]
+"""Function name -> (PTX path, the light records of its PTX function), or None: the PTX to pair with."""
 
 
 @dataclass
 class _State:
     fn: Function
-    targets: set[int] = field(default_factory=set)
-    """Branch targets ahead (cuobjdump prints ``BRA 0x1e0``, no labels): a join point clears constants."""
     held: tuple[int, SassLine, tuple[str, int] | None, dict[str, Any]] | None = None
     """A t0_t15 half of a 16x32bx2 waiting for its t16_t31 half (the next tcgen05 instruction)."""
 
@@ -47,93 +52,136 @@ def scan_sass(path: str, lines: Iterable[str], catalog: Catalog, explainer: Any)
     return module
 
 
-def sass_records(
-    module: Module, lines: Iterable[str], catalog: Catalog, explainer: Any
-) -> Iterator[dict[str, Any]]:
-    """The records of a SASS listing as they are made (warnings and target go to ``module``)."""
-    ops = SassOps(catalog, explainer, Tables.build(catalog))
-    state = _State(Function(None))
-    for event in events(lines):
-        yield from ops.take()
-        if event.kind == "code":
-            text = event.value
-            if "BRA" in text:
-                m = _BRANCH.search(text)
-                if m:
-                    state.targets.add(int(m.group(1), 16))
-                state.fn.constants.values.clear()
-            if not text.lstrip().startswith("/*"):
-                # Nsight Compute's rows (no /*offset*/): read whole, constants kept the same way.
-                _other_format(text, state)
-            elif state.targets and state.fn.constants.values:
-                m = _ADDRESS.match(text)
-                if m and int(m.group(1), 16) in state.targets:
-                    state.fn.constants.values.clear()
-            if "UR" in text and text.lstrip().startswith("/*"):
-                if "UMOV" in text:
-                    m = _UMOV.search(text)
-                    if m and "@" in text[: m.start()]:
-                        _forget(state.fn, m.group(1), "")  # a guarded move: maybe not made
-                        continue
-                    if m:
-                        value = m.group(2)
-                        number = int(value, 16) if value[:2] in ("0x", "0X") else int(value)
-                        state.fn.constants.values[m.group(1)] = const(number & 0xFFFFFFFF)
-                        continue
-                m = _WRITES_UR.match(text)
-                if m and not any(w in text for w in _WANTED):
-                    _forget(state.fn, m.group(2), m.group(1) or "")
-            if not any(w in text for w in _WANTED):
-                continue
+def _is_tcgen05(opcode: str) -> bool:
+    return opcode in ("LDTM", "STTM") or opcode.startswith("UTC")
+
+
+class _Reader:
+    """One listing's functions, kept one at a time (:class:`~tmemviz.sass.flow.Body`) and explained."""
+
+    def __init__(self, module: Module, ops: SassOps, lender: Lender | None) -> None:
+        self.module = module
+        self.ops = ops
+        self.lender = lender
+        self.state = _State(Function(None))
+        self.body = Body()
+        self.parts = 0
+        """Parts of the current function solved before its end (a function past MAX_STEPS)."""
+
+    def code(self, text: str, line: int, source: tuple[str, int] | None) -> None:
+        body = self.body
+        m = _OPCODE.match(text)
+        if m is None:  # Nsight Compute's rows: read whole
             sass = parse_sass(text)
             if sass is None:
+                return
+            if _is_tcgen05(sass.opcode):
+                body.ask((line, sass, source), write_of(sass), sass.address, _reads(sass))
+            elif not body.control(sass, text):
+                write = write_of(sass)
+                if write is not None:
+                    body.write(write, sass.address)
+            return
+        opcode = m.group(1)
+        if opcode in CONTROL or _is_tcgen05(opcode):
+            sass = parse_sass(text)
+            if sass is None:
+                return
+            if opcode in CONTROL:
+                body.control(sass, text)
+            else:
+                body.ask((line, sass, source), write_of(sass) if "UR" in text else None, sass.address,
+                         _reads(sass))  # fmt: skip
+        elif "UR" in text or "UP" in text:
+            write = write_in(text)
+            if write is not None:
+                body.write(write, _address(text))
+
+    def finish(self, last: bool) -> Iterator[dict[str, Any]]:
+        """Explain what is kept: the function's end (``last``), or a part of a long one."""
+        body, self.body = self.body, Body()
+        closed = last and not self.parts
+        self.parts = 0 if last else self.parts + 1
+        ops, state, module = self.ops, self.state, self.module
+        mmas: dict[int, tuple[int, SassLine, Any, dict[str, Any]]] = {}
+        for (line, sass, source), facts in facts_at(body, closed=closed):
+            state.fn.constants.values = facts
+            ops.handle(line, sass, source, state, module)
+            if self.lender is not None and sass.opcode.endswith("MMA"):
+                mmas[line] = (line, sass, source, dict(facts))
+        if last:
+            ops.flush(state, module)
+        state.fn.constants.values = {}
+        records = ops.take()
+        if mmas and self.lender is not None:
+            self._borrow(records, mmas)
+        yield from records
+
+    def _borrow(self, records: list[dict[str, Any]], mmas: dict[int, Any]) -> None:
+        """MMAs the SASS alone does not decode take kind and idesc from the PTX line they implement."""
+        from tmemviz.families.explain.pairing import lent
+        from tmemviz.families.explain.umma import mma
+
+        found = self.lender(self.state.fn.name) if self.lender else None
+        if found is None:
+            return
+        path, ptx = found
+        for i, given in lent(records, ptx, path):
+            line, sass, _, facts = mmas[records[i]["line"]]
+            self.state.fn.constants.values = facts
+            before = len(self.module.warnings)
+            try:
+                record = mma(self.ops, line, sass, self.state, self.module, given)
+            except TmemvizError:  # the first explanation stands
+                del self.module.warnings[before:]
                 continue
-            if sass.opcode == "UTCATOMSWS":
-                for operand in sass.operands:  # the allocated address comes back in a uniform register
-                    if operand.startswith("UR") and operand[2:].isdigit():
-                        _forget(state.fn, operand, "")
-            ops.handle(event.line, sass, event.source, state, module)
-        elif event.kind == "function":
-            ops.flush(state, module)
-            state = _State(Function(event.value))
-        elif event.kind == "label":
-            ops.flush(state, module)
-            state.fn.constants.values.clear()  # a join point: a constant seen above may not reach here
-        elif event.kind == "target" and module.target is None:
+            finally:
+                self.state.fn.constants.values = {}
+            base = {k: records[i][k] for k in ("line", "sass", "function", "address", "source", "guard")
+                    if k in records[i]}  # fmt: skip
+            records[i] = self.ops.finish(base, record)
+
+
+def _reads(sass: SassLine) -> tuple[str, ...]:
+    """What the flow must know at a tcgen05 instruction: a UTC*MMA's idesc register (and the uniform
+    predicate guarding it, under which the register may hold more)."""
+    if not sass.opcode.endswith("MMA"):
+        return ()
+    found = next((o[6:-1] for o in sass.operands if o.startswith("idesc[") and o.endswith("]")), None)
+    if found is None:
+        return ()
+    return (found, sass.guard.lstrip("!")) if sass.guard else (found,)
+
+
+def _address(text: str) -> int | None:
+    """The code offset ``/*0030*/`` a listing line starts with."""
+    start = text.find("/*")
+    end = text.find("*/", start)
+    try:
+        return int(text[start + 2 : end], 16) if start >= 0 and end > start else None
+    except ValueError:
+        return None
+
+
+def sass_records(
+    module: Module, lines: Iterable[str], catalog: Catalog, explainer: Any, lender: Lender | None = None
+) -> Iterator[dict[str, Any]]:
+    """The records of a SASS listing, a function's at its end (warnings and target go to ``module``)."""
+    reader = _Reader(module, SassOps(catalog, explainer, Tables.build(catalog)), lender)
+    for event in events(lines):
+        kind = event.kind
+        if kind == "code":
+            reader.code(event.value, event.line, event.source)
+            if len(reader.body) >= MAX_STEPS:
+                yield from reader.finish(last=False)
+        elif kind == "label":
+            reader.body.label(event.value)
+        elif kind == "function":
+            yield from reader.finish(last=True)
+            reader.state = _State(Function(event.value))
+        elif kind == "target" and module.target is None:
             module.target = event.value
-    ops.flush(state, module)
-    yield from ops.take()
-
-
-def _other_format(text: str, state: _State) -> None:
-    """The constant bookkeeping of the fast path, for a line that is not nvdisasm's or cuobjdump's."""
-    sass = parse_sass(text)
-    if sass is None:
-        return
-    if sass.address is not None and sass.address in state.targets:
-        state.fn.constants.values.clear()
-    ops = sass.operands
-    if not ops or not ops[0].startswith("UR") or not ops[0][2:].isdigit() or sass.opcode.startswith("UTC"):
-        return
-    if (
-        sass.opcode == "UMOV"
-        and not sass.guard
-        and not sass.modifiers
-        and len(ops) == 2
-        and re.fullmatch(r"0x[0-9a-fA-F]+|\d+", ops[1])
-    ):
-        number = int(ops[1], 16) if ops[1][:2] == "0x" else int(ops[1])
-        state.fn.constants.values[ops[0]] = const(number & 0xFFFFFFFF)
-    else:
-        _forget(state.fn, ops[0], "." + ".".join(sass.modifiers))
-
-
-def _forget(fn: Function, register: str, modifiers: str) -> None:
-    """An instruction wrote ``register`` (two for .64 and .WIDE, four for .128): its constant is gone."""
-    count = 4 if ".128" in modifiers else 2 if (".64" in modifiers or ".WIDE" in modifiers) else 1
-    first = int(register[2:])
-    for k in range(count):
-        fn.constants.values.pop(f"UR{first + k}", None)
+    yield from reader.finish(last=True)
 
 
 def dispatch(
@@ -144,19 +192,22 @@ def dispatch(
     """Per input (name, lines): its :class:`Module` and its records as made. A cubin (ELF, by its first
     bytes) goes through nvdisasm, a SASS listing (by its content) through :func:`sass_records`, PTX
     through ``ptx_records``. With several inputs, a SASS module gets ``pairing`` with the PTX module
-    given before it that shares its functions (kept meanwhile: a few fields per instruction)."""
+    given before it that shares its functions (kept meanwhile: a few fields per instruction), and its
+    MMAs the PTX's idesc where the SASS alone does not decode it."""
+    from tmemviz.families.explain.pairing import lender
     from tmemviz.sass.cubin import cubin_lines, is_elf
     from tmemviz.sass.listing import sniff
 
     seen: list[tuple[str, list[dict[str, Any]]]] = []
     for name, lines in inputs:
         module = Module(name)
+        lend = lender(seen, any_names=len(inputs) == 2) if len(inputs) > 1 else None
         if name != "<text>" and is_elf(name):
-            kind, made = "sass", sass_records(module, cubin_lines(name), explainer.catalog, explainer)
+            kind, made = "sass", sass_records(module, cubin_lines(name), explainer.catalog, explainer, lend)
         else:
             kind, stream = sniff(lines)
             if kind == "sass":
-                made = sass_records(module, stream, explainer.catalog, explainer)
+                made = sass_records(module, stream, explainer.catalog, explainer, lend)
             else:
                 made = ptx_records(module, stream)
         module.language = kind  # type: ignore[attr-defined]

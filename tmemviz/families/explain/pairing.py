@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 NO_INSTRUCTION = ("wait::ld", "wait::st", "fence::before_thread_sync", "fence::after_thread_sync",
@@ -49,7 +49,7 @@ def compatible(ptx: dict[str, Any], sass: dict[str, Any]) -> bool:
 
 
 LIGHT = ("op", "shape", "num", "pack", "multicast", "decompress", "red", "ws", "cta_group", "kind", "sparse",
-         "offset", "threads", "line", "address", "function", "sass")  # fmt: skip
+         "offset", "threads", "line", "address", "function", "sass", "idesc")  # fmt: skip
 """The fields of a record pairing reads (kept per instruction when records are streamed out)."""
 
 
@@ -59,6 +59,85 @@ def light(record: dict[str, Any]) -> dict[str, Any]:
     if "error" in record:
         out["error"] = True
     return out
+
+
+def lender(
+    seen: Sequence[tuple[str, Sequence[dict[str, Any]]]], any_names: bool
+) -> Callable[[str | None], tuple[str, list[dict[str, Any]]] | None]:
+    """Function name -> (path, records) of the PTX function a SASS function of that name pairs with: the
+    first PTX module given with that function; ``any_names`` (one PTX and one SASS input), the only
+    function of the only PTX module whatever its name."""
+    index: dict[Any, tuple[str, list[dict[str, Any]]]] = {}
+    only: list[tuple[str, list[dict[str, Any]]]] = []
+
+    def find(name: str | None) -> tuple[str, list[dict[str, Any]]] | None:
+        if not index and not only:
+            for path, records in seen:
+                for r in records:
+                    index.setdefault(r.get("function"), (path, []))
+                    if index[r.get("function")][0] == path:
+                        index[r.get("function")][1].append(r)
+            if any_names and len(seen) == 1 and len({r.get("function") for r in seen[0][1]}) == 1:
+                only.append((seen[0][0], list(seen[0][1])))
+        return index.get(name) or (only[0] if only else None)
+
+    return find
+
+
+def lent(
+    sass: Sequence[dict[str, Any]], ptx: Sequence[dict[str, Any]], path: str
+) -> list[tuple[int, dict[str, Any]]]:
+    """The SASS MMAs (index in ``sass``) that take something from the PTX line they implement: the
+    ``kind`` where the opcode alone leaves it open, and the idesc ``value`` (the PTX's,
+    :data:`~tmemviz.ptx.constants.Value`) where the SASS knows nothing of it; with ``sparse`` and
+    ``origin`` ({file, line}). What the SASS knows of an idesc is never replaced: one of several values
+    on its paths stays so, whatever one value the PTX reader gives."""
+    matched = _match(list(ptx), list(sass))
+    at = {id(r): i for i, r in enumerate(sass)}
+    out: list[tuple[int, dict[str, Any]]] = []
+    for p in ptx:
+        if p.get("op") != "mma" or not p.get("kind"):
+            continue
+        for s in matched.get(id(p), ()):
+            if s.get("op") != "mma" or "error" in s:
+                continue
+            open_kind = " or " in str(s.get("kind"))
+            # Lent only where the SASS knows nothing of it (not where it changes around a loop).
+            known = s.get("idesc") is not None or s.get("idesc_varies")
+            value = idesc_value(p.get("idesc")) if not known else None
+            if value is None and not open_kind:
+                continue  # the PTX adds nothing the SASS does not say
+            origin = {"file": path, "line": p["line"]}
+            out.append((at[id(s)], {"kind": p["kind"], "sparse": p.get("sparse"), "value": value,
+                                    "origin": origin}))  # fmt: skip
+    return out
+
+
+def idesc_value(idesc: Any) -> Any:
+    """A record's ``idesc`` as the :data:`~tmemviz.ptx.constants.Value` it was decoded from: its value,
+    or its candidates (``0x082000?0``: a ``?`` nibble unknown, so a partly known nibble counts as
+    unknown: less is known, nothing wrong); None when the record has none.
+
+    >>> idesc_value({"value": 16}), idesc_value({"value": None, "candidates": ["0x082000?0"]})
+    ((Bits(value=16, known=4294967295, width=32),), (Bits(value=136314880, known=4294967055, width=32),))
+    """
+    from tmemviz.ptx import constants as c
+
+    if not isinstance(idesc, dict):
+        return None
+    if idesc.get("value") is not None:
+        return c.const(idesc["value"])
+    out = []
+    for pattern in idesc.get("candidates") or ():
+        digits = pattern.removeprefix("0x")
+        value = known = 0
+        for d in digits:
+            value, known = value << 4, known << 4
+            if d != "?":
+                value |= int(d, 16)
+                known |= 0xF
+        out.append(c.Bits(value, known, 32))
+    return tuple(out) or None
 
 
 def pairing_for(

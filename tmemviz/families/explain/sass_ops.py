@@ -12,11 +12,19 @@ from typing import Any
 from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.sass_fields import CTA_PAIR, Tables, not_explained, record_base
-from tmemviz.families.explain.scan import Module
+from tmemviz.families.explain.sass_offsets import move_cells, move_copy
+from tmemviz.families.explain.scan import Module, Warning
+from tmemviz.sass.address import relative, split
 from tmemviz.sass.line import SassLine, bracket, register_number
 
 HALF_THREADS = ((0, 15), (16, 31))
 """The threads each access of a .16x32bx2 carries (PTX Figure 187; SASS _t0_t15 / _t16_t31)."""
+
+
+ZERO = (
+    "; RZ: every register of the vector reads as zero (ptxas names RZ only for a vector that is all 0: "
+    "tests/sass/observed.json)"
+)
 
 
 def _address(tmem: tuple[str | None, int]) -> str:
@@ -24,6 +32,23 @@ def _address(tmem: tuple[str | None, int]) -> str:
     if base is None:
         return f"[{imm}]"
     return f"[{base} + {imm}]" if imm else f"[{base}]"
+
+
+def _at(tmem: tuple[str | None, int]) -> tuple[int, int]:
+    """The (lanes, columns) an operand's immediate adds to its base (both may be negative,
+    :func:`~tmemviz.sass.address.relative`); a constant address's own lane and column."""
+    base, imm = tmem
+    if base is not None:
+        return relative(imm)
+    if imm < 0:
+        raise TmemvizError(f"the constant address {imm} is no Tensor Memory address")
+    return imm >> 16, imm & 0xFFFF
+
+
+def _said(base: str | None, at: tuple[int, int]) -> tuple[str, tuple[int, int]]:
+    """The address of the PTX statement (none of it negative) and the (lanes, columns) left to move."""
+    said, rest = split(*at)
+    return _address((base, (said[0] << 16) | said[1])), rest
 
 
 def _half_summary(record: dict[str, Any], op: str, lo: int, hi: int) -> str:
@@ -140,10 +165,9 @@ class SassOps:
         if shape.split and access == 1 and held is not None and self._pairs(held[3], parsed):
             state.held = None
             first_line, first_sass, first_source, first = held
-            i0, i1 = first["tmem"][1], parsed["tmem"][1]
-            split = (i1 & 0xFFFF) - (i0 & 0xFFFF)
-            self._emit(first_line, first_sass, first_source, first, state, module, split, i0)
-            self._emit(line, sass, source, parsed, state, module, split, i0)
+            offset = parsed["at"][1] - first["at"][1]
+            self._emit(first_line, first_sass, first_source, first, state, module, offset, first["at"])
+            self._emit(line, sass, source, parsed, state, module, offset, first["at"])
             return
         self.flush(state, module)
         if shape.split and access == 0:
@@ -161,8 +185,9 @@ class SassOps:
     @staticmethod
     def _pairs(first: dict[str, Any], second: dict[str, Any]) -> bool:
         same = ("op", "num", "pack", "red", "first", "redval", "shape")
-        (b0, i0), (b1, i1) = first["tmem"], second["tmem"]
-        return all(first[k] == second[k] for k in same) and b0 == b1 and i0 >> 16 == i1 >> 16 and i1 >= i0
+        (l0, c0), (l1, c1) = first["at"], second["at"]
+        return all(first[k] == second[k] for k in same) and first["tmem"][0] == second["tmem"][0] \
+            and l0 == l1 and c1 >= c0  # fmt: skip
 
     def _read_ldst(self, sass: SassLine) -> dict[str, Any]:
         mods = list(sass.modifiers)
@@ -202,12 +227,16 @@ class SassOps:
         if tmem is None or not regs:
             raise TmemvizError("expected a register and a tmem[..] operand")
         redval = regs[0] if reduction else None
-        first = register_number(regs[1] if reduction else regs[0])
-        if first is None:
-            raise TmemvizError(f"expected a register R<n>, got {regs[-1]}")
+        vector = regs[1] if reduction and len(regs) > 1 else regs[0]
+        first = register_number(vector)
+        zero = vector == "RZ" and sass.opcode == "STTM"  # a store of zeros (observed: tests/sass)
+        if first is None and not zero:
+            raise TmemvizError(
+                f"expected a register R<n>{' or RZ' if sass.opcode == 'STTM' else ''}, got {vector}"
+            )
         op_name = "ld.red" if reduction else ("ld" if sass.opcode == "LDTM" else "st")
         return {"op": op_name, "shape": shape, "access": access, "num": num, "pack": pack, "red": reduction,
-                "redval": redval, "first": first, "tmem": tmem}  # fmt: skip
+                "redval": redval, "first": first, "tmem": tmem, "at": _at(tmem)}  # fmt: skip
 
     @staticmethod
     def _reduction(shape: Any, rest: list[str]) -> tuple[str, list[str]]:
@@ -222,32 +251,34 @@ class SassOps:
         text = op + (".NaN" if "NaN" in parts else "") + f".{kind}"
         return text, left
 
-    def _emit(self, line, sass, source, parsed, state, module, split, base_imm) -> None:
+    def _emit(self, line, sass, source, parsed, state, module, split_offset, start) -> None:
+        """One LDTM/STTM as its PTX statement; a split half's ``start`` is its pair's first address
+        (lanes, columns from the base) and ``split_offset`` the columns between them (None: alone)."""
         out = record_base(line, sass, source, state.fn)
         shape, access = parsed["shape"], parsed["access"]
         regs = shape.registers_per_rep * parsed["num"]
-        names = [f"R{parsed['first'] + k}" for k in range(regs)]
-        base, imm = parsed["tmem"]
+        zero = parsed["first"] is None
+        names = ["RZ"] * regs if zero else [f"R{parsed['first'] + k}" for k in range(regs)]
+        base = parsed["tmem"][0]
+        at = parsed["at"]
         width = parsed["num"] * shape.columns_per_rep * (2 if parsed["pack"] else 1)
-        alone = shape.split and split is None
+        alone = shape.split and split_offset is None
         if alone:
             # Alone (its other half is not next to it): its own address starts its access, which is all
             # its cells depend on; the split offset is unknown (a width is assumed only to build the
             # statement, and not reported).
-            split = width
-            if access == 1:
-                if (imm & 0xFFFF) < width:
-                    message = (
-                        f"{sass.text}: a t16_t31 half with no t0_t15 half before it, at column "
-                        f"{imm & 0xFFFF} (< {width}): its split offset is unknown"
-                    )
-                    self.sink.append(not_explained(out, parsed["op"], message, module))
-                    return
-                base_imm = imm - width
-        start = base_imm if (shape.split and base_imm is not None) else imm
+            split_offset = width
+            start = (at[0], at[1] - width) if access == 1 else at
+        if not shape.split:
+            start = at
+        if base is None and (start[0] < 0 or start[1] < 0):
+            message = f"{sass.text}: a constant address whose split pair would start before column 0"
+            self.sink.append(not_explained(out, parsed["op"], message, module))
+            return
+        address, rest = _said(base, start)
         q = f"{shape.name}.x{parsed['num']}"
         vector = "{" + ", ".join(names) + "}"
-        address = _address((base, start)) + (f", {split}" if shape.split else "")
+        address += f", {split_offset}" if shape.split else ""
         if parsed["op"] == "ld.red":
             statement = (
                 f"tcgen05.ld.red.sync.aligned.{q}.{parsed['red']} {vector}, {parsed['redval']}, {address};"
@@ -258,17 +289,22 @@ class SassOps:
         else:
             pack = ".unpack::16b" if parsed["pack"] else ""
             statement = f"tcgen05.st.sync.aligned.{q}{pack}.b32 {address}, {vector};"
-        record = self.as_ptx(line, statement, state, module, real_cells=shape.split)
+        moved = rest != (0, 0)
+        record = self.as_ptx(line, statement, state, module, real_cells=shape.split or moved)
         if parsed["op"] == "ld.red":
             record["redval_register"] = parsed["redval"]
+        if "cells" in record and moved:
+            move_cells(record, *rest)
         if shape.split and "cells" in record:
             lo, hi = HALF_THREADS[access]
             record["cells"] = [c for c in record["cells"] if lo <= c["thread"] <= hi]
             record["threads"] = [lo, hi]
-            record["offset"] = {"lane": imm >> 16, "col": imm & 0xFFFF}
+            record["offset"] = {"lane": at[0], "col": at[1]}
             if alone:
                 record["split_offset"] = None
             record["summary"] = _half_summary(record, parsed["op"], lo, hi)
+        if zero and "summary" in record:
+            record["summary"] += ZERO
         self.sink.append(self.finish(out, record))
 
     # -- cp, shift, commit, alloc/dealloc -------------------------------------------------------------
@@ -292,16 +328,26 @@ class SassOps:
             raise TmemvizError("expected tmem[..] and gdesc[..] operands")
         q = f"tcgen05.cp.cta_group::{group}.{copy.name}" + (f".{multicast}" if multicast else "")
         q += f".b8x16.{fmt}" if fmt else ""
-        return self.as_ptx(line, f"{q} {_address(tmem)}, {desc[1]};", state, module)
+        address, rest = _said(tmem[0], _at(tmem))
+        record = self.as_ptx(line, f"{q} {address}, {desc[1]};", state, module)
+        move_copy(record, *rest)
+        return record
 
     def shift(self, line: int, sass: SassLine, state: Any, module: Module) -> dict[str, Any]:
         group, mods = self._group(sass)
-        if ".".join([sass.opcode, *mods]) not in self.tables.shift:
+        shape = self.tables.shift.get(".".join([sass.opcode, *mods]))
+        if shape is None:
             raise TmemvizError("no shift shape file spells this shift")
         tmem = sass.tmem()
         if tmem is None:
             raise TmemvizError("expected a tmem[..] operand")
-        return self.as_ptx(line, f"tcgen05.shift.cta_group::{group}.down {_address(tmem)};", state, module)
+        address, rest = _said(tmem[0], _at(tmem))
+        record = self.as_ptx(line, f"tcgen05.shift.cta_group::{group}.down {address};", state, module)
+        if rest[0] % shape.lane_alignment:
+            module.warnings.append(Warning(line, f"tcgen05.shift's taddr lane must be aligned to "
+                                                 f"{shape.lane_alignment}, got {rest[0]}"))  # fmt: skip
+        move_copy(record, *rest)
+        return record
 
     def commit(self, line: int, sass: SassLine, state: Any, module: Module) -> dict[str, Any]:
         from tmemviz.families.explain.umma import explain_table

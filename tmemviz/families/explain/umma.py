@@ -1,9 +1,11 @@
 """UTCHMMA / UTCQMMA / UTCIMMA / UTCOMMA as the tcgen05.mma they implement, and explain's own table.
 
 Operand order (layouts/mma/sass.yaml): A (gdesc or tmem), B gdesc, D tmem, sparsity metadata tmem,
-idesc, [block scaling: one tmem naming the scale-A, scale-B register pair], enable-input-d. The .kind
-is the opcode's when it implements one; otherwise the idesc constant (a UMOV into its register earlier
-in the function) decides among the opcode's kinds, and where nothing decides the record says so.
+idesc, [block scaling: one tmem naming the scale-A, scale-B register pair], [one uniform register: the
+disable-output-lane vector, or with .ws the zero-column mask], enable-input-d, [scale-input-d]. The
+.kind is the opcode's when it implements one; otherwise what the idesc register holds there (the flow of
+uniform-register constants, :mod:`tmemviz.sass.flow`) decides among the opcode's kinds, or the PTX the
+SASS was made from does (:func:`mma`'s ``given``); where nothing decides the record says so.
 """
 
 from __future__ import annotations
@@ -13,28 +15,31 @@ from functools import lru_cache
 from typing import Any
 
 from tmemviz.errors import TmemvizError
-from tmemviz.families.explain.sass_fields import CTA_PAIR
 from tmemviz.families.explain.scan import Module
 from tmemviz.sass.line import SassLine, bracket, parse_tmem
+from tmemviz.sass.uniform import VARIES
 
 _UR = re.compile(r"^UR(\d+)$")
 _PREDICATE = re.compile(r"^!?U?P(?:T|\d+)$")
+_IMMEDIATE = re.compile(r"^(?:0x[0-9a-fA-F]+|\d+)$")
 EXPLAIN_OPS = ("alloc", "dealloc", "commit", "relinquish_alloc_permit", "wait::ld", "wait::st",
                "fence::before_thread_sync", "fence::after_thread_sync")  # fmt: skip
 
 
-def mma(ops: Any, line: int, sass: SassLine, state: Any, module: Module) -> dict[str, Any]:
-    from tmemviz.families.mma.idesc import decode
+def mma(
+    ops: Any, line: int, sass: SassLine, state: Any, module: Module, given: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The record of one UTC*MMA. ``given``: what the paired PTX line says (``kind``, ``sparse``, the idesc
+    ``value`` and ``origin`` {file, line}), used where the SASS alone does not decide."""
     from tmemviz.families.mma.shapes import mma_sass
 
     table = mma_sass()
-    mods = list(sass.modifiers)
-    group = 2 if CTA_PAIR in mods else 1
-    ws = "WS" in mods
-    four = "4X" in mods
-    unknown_mods = [m for m in mods if m not in (CTA_PAIR, "WS", "4X")]
+    meant = [table.qualifier(m) for m in sass.modifiers]
+    unknown_mods = [m for m, q in zip(sass.modifiers, meant, strict=True) if q is None]
     if unknown_mods:
         raise TmemvizError(f"modifier(s) {', '.join(unknown_mods)} are not in layouts/mma/sass.yaml")
+    group = 2 if ".cta_group::2" in meant else 1
+    ws, block16, ashift = ".ws" in meant, ".block16" in meant, ".ashift" in meant
     operands = list(sass.operands)
     idesc_at = next((i for i, o in enumerate(operands) if o.startswith("idesc[")), None)
     if idesc_at is None or idesc_at < 4:
@@ -42,31 +47,34 @@ def mma(ops: Any, line: int, sass: SassLine, state: Any, module: Module) -> dict
     (a, a_words), (b, b_words) = _words(operands[0]), _words(operands[1])
     d, meta = operands[2:4]
     collector = [c for c in (table.collector_of("A", a_words), table.collector_of("B", b_words)) if c]
-    after = operands[idesc_at + 1 :]
-    scale = next((o for o in after if o.startswith("tmem[")), None)
-    enable = after[-1] if after and _PREDICATE.match(after[-1]) else None
-    # The disable-output-lane vector: the first uniform register of its 4 (cta_group::1) or 8 (::2).
-    lanes = next((o for o in after if _UR.match(o)), None)
+    scale, vector, enable, scale_d = _after(operands[idesc_at + 1 :])
     kinds = table.kinds(sass.opcode, scale is not None)
-    if four:
+    if block16:
         kinds = tuple(k for k in kinds if k == "mxf4nvf4")
     if not kinds:
         raise TmemvizError(f"{sass.opcode} {'with' if scale else 'without'} a scale operand is no known form")
     idesc = bracket(operands[idesc_at])
     register = idesc[1] if idesc else operands[idesc_at]
-    known = state.fn.constants.get(register)  # a UMOV constant (machine.py), one exact value
-    value = known[0].value & 0xFFFFFFFF if known and len(known) == 1 and known[0].exact else None
-    sparse: bool | None = None
-    chosen = kinds
-    if value is not None:
-        sparse = bool(value >> 2 & 1)  # idesc bit 2: sparsity (PTX 9.7.16.10.2 instruction descriptor)
-        fitting = tuple(k for k in kinds if not decode(value, k).problems)
-        chosen = fitting or kinds
+    facts = state.fn.constants.values
+    # What the flow says the register holds here; under the MMA's own guard, if it says more there.
+    value = facts.get(f"{register}@{sass.guard}") if sass.guard else None
+    value = value or state.fn.constants.get(register)
+    varies = value is VARIES
+    if value is not None and all(b.known == 0 for b in value):
+        value = None
+    if given is not None:  # the PTX line this implements says the kind (and the idesc, when lent)
+        value = given["value"] or value
+        chosen, sparse = (given["kind"],), given["sparse"]
+    else:
+        chosen = (tuple(k for k in kinds if _fits(tuple(value), k)) or kinds) if value else kinds
+        sparse = _sparse(value)
+    if value is not None and facts.get(register) is not value:
+        state.fn.constants.values = {**facts, register: value}  # what the explainer reads
     kind = chosen[0]
     q = "tcgen05.mma" + (".ws" if ws else "") + (".sp" if sparse else "")
-    q += f".cta_group::{group}.kind::{kind}"
+    q += f".cta_group::{group}.kind::{kind}" + (".ashift" if ashift else "")
     if scale is not None:
-        q += ".block_scale" + (".block16" if four else "")
+        q += ".block_scale" + (".block16" if block16 else "")
     q += "".join(f".{c}" for c in collector)
     args = [_tmem(d), _tmem(a) if a.startswith("tmem[") else _plain(a), _plain(b)]
     if sparse:
@@ -78,25 +86,78 @@ def mma(ops: Any, line: int, sass: SassLine, state: Any, module: Module) -> dict
         if not m:
             raise TmemvizError(f"expected the scale operand tmem[UR<n>], got {scale}")
         args += [f"[UR{m.group(1)}]", f"[UR{int(m.group(1)) + 1}]"]
-    if lanes is not None:
-        first_lane = int(lanes[2:])
+    if vector is not None and not ws:
+        first_lane = int(vector[2:])
         args.append("{" + ", ".join(f"UR{first_lane + k}" for k in range(4 * group)) + "}")
     if enable:
         args.append(enable)
-    record = ops.as_ptx(line, f"{q} {', '.join(args)};", state, module)
+    if vector is not None and ws:
+        args.append(vector)  # the zero-column mask: a 64-bit descriptor, after enable-input-d in PTX
+    if scale_d:
+        args.append(str(scale_d))
+    try:
+        record = ops.as_ptx(line, f"{q} {', '.join(args)};", state, module)
+    finally:
+        state.fn.constants.values = facts
     if "error" in record or "summary" not in record:
         return record  # the explainer warned, as for PTX
     if len(chosen) > 1:
         record["kind"] = " or ".join(chosen)
+        why = "is not known here (no constant reaches it on every path)" if value is None else "fits each"
         record["summary"] = (
-            f"{sass.opcode} implements kind::{' or kind::'.join(chosen)}; the idesc "
-            f"({register}) {'is not a constant moved in this function' if value is None else 'fits each'}, "
-            f"so shown as kind::{kind}: " + record["summary"]
+            f"{sass.opcode} implements kind::{' or kind::'.join(chosen)}; the idesc ({register}) {why}, so "
+            f"shown as kind::{kind}: " + record["summary"]
         )
+    if varies:
+        record["idesc_varies"] = True
+        record["summary"] += f"; {register} changes around a loop: no fixed set of values reaches this MMA"
     if sparse is None:
         record["sparse"] = None
         record["summary"] += "; dense or .sp is not in the SASS instruction (idesc bit 2 decides)"
+    if given is not None:
+        origin = given["origin"]
+        record["kind_from"] = origin
+        what = "kind"
+        if given["value"] is not None:
+            record["idesc_from"] = origin
+            what = "kind and idesc"
+        record["summary"] += f"; {what} from PTX line {origin['line']} of {origin['file']} (not in the SASS)"
     return record
+
+
+def _after(operands: list[str]) -> tuple[str | None, str | None, str | None, int | None]:
+    """The operands after idesc[..]: (scale tmem[..], the uniform register of a lane vector or zero-column
+    mask, the enable-input-d predicate, scale-input-d); an operand none of these is refused."""
+    scale = vector = enable = None
+    scale_d: int | None = None
+    for o in operands:
+        if o.startswith("tmem[") and scale is None and vector is None and enable is None:
+            scale = o
+        elif _UR.match(o) and vector is None and enable is None:
+            vector = o
+        elif _PREDICATE.match(o) and enable is None:
+            enable = o
+        elif _IMMEDIATE.match(o) and enable is not None and scale_d is None:
+            scale_d = int(o, 16) if o.startswith("0x") else int(o)
+        else:
+            raise TmemvizError(f"operand {o} after idesc[..] is in no UTC*MMA form of layouts/mma/sass.yaml")
+    return scale, vector, enable, scale_d
+
+
+@lru_cache(maxsize=1024)
+def _fits(value: tuple[Any, ...], kind: str) -> bool:
+    """Whether every value the idesc may hold decodes for ``kind`` without a problem in its known bits."""
+    from tmemviz.families.explain.choices import decode_choices
+
+    return not decode_choices(value, kind).problems
+
+
+def _sparse(value: Any) -> bool | None:
+    """idesc bit 2 (sparsity, PTX 9.7.16.4.2 instruction descriptor) when every value agrees on it."""
+    if not value or not all(b.known >> 2 & 1 for b in value):
+        return None
+    bits = {b.value >> 2 & 1 for b in value}
+    return bool(bits.pop()) if len(bits) == 1 else None
 
 
 def _words(operand: str) -> tuple[str, tuple[str, ...]]:
@@ -114,7 +175,11 @@ def _tmem(operand: str) -> str:
     if found is None:
         raise TmemvizError(f"expected tmem[..], got {operand}")
     base, imm = found
-    return f"[{base or 0}{f' + {imm}' if imm and base else ''}]"
+    if imm < 0:
+        raise TmemvizError(f"{operand}: ptxas writes no immediate in a UTC*MMA's tmem[..] operands")
+    if base is None:
+        return f"[{imm}]"
+    return f"[{base}{f' + {imm}' if imm else ''}]"
 
 
 def _plain(operand: str) -> str:

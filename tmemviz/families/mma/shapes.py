@@ -15,7 +15,9 @@ from tmemviz.errors import TmemvizError
 from tmemviz.families.mma.idesc import KINDS
 from tmemviz.files import builtin_dir, check_fields, describe, read_yaml
 
-FIELDS = {"tools": dict, "opcodes": dict, "modifiers": dict, "collector": dict}
+FIELDS = {"tools": dict, "opcodes": dict, "modifiers": dict, "printed_on": dict, "collector": dict}
+QUALIFIERS = (".cta_group::2", ".ws", ".ashift", ".block16")
+"""What a SASS modifier of a UTC*MMA can stand for (layouts/mma/sass.yaml, ``modifiers``)."""
 BUFFERS = ("a", "b0", "b1", "b2", "b3")
 COLLECTOR_OPS = ("fill", "use", "lastuse", "discard")
 FORMS = ("plain", "block_scale")
@@ -30,6 +32,27 @@ class MmaSass:
     tools: tuple[tuple[str, str], ...]
     collector: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     """(PTX buffer, PTX op, the words the operand gains): ("b1", "use", ("B_REUSE", "B_KEEP", "BUFFER1"))."""
+    printed_on: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(modifier, the targets that print it) for a modifier not printed on every target."""
+
+    def qualifier(self, word: str) -> str | None:
+        """The PTX qualifier a modifier stands for (None: no modifier of the table).
+
+        >>> mma_sass().qualifier("BLOCK16"), mma_sass().qualifier("4X"), mma_sass().qualifier("X")
+        ('.block16', '.block16', None)
+        """
+        return dict(self.modifiers).get(word)
+
+    def word(self, qualifier: str, target: str) -> str | None:
+        """The modifier ``target`` prints for ``qualifier``.
+
+        >>> mma_sass().word(".block16", "sm_103a"), mma_sass().word(".ws", "sm_103a")
+        ('BLOCK16', 'WS')
+        """
+        where = dict(self.printed_on)
+        return next(
+            (w for w, q in self.modifiers if q == qualifier and target in where.get(w, (target,))), None
+        )
 
     def collector_of(self, operand: str, words: tuple[str, ...]) -> str | None:
         """The ``collector::<buffer>::<op>`` whose words the A or B operand carries (None: no words).
@@ -97,11 +120,26 @@ def parse_mma_sass(doc: Any, source: str) -> MmaSass:
             rows.append((opcode, form, tuple(kinds)))
     modifiers = doc["modifiers"]
     for key, meaning in modifiers.items():
-        if not isinstance(key, str) or not key.isalnum() or not isinstance(meaning, str):
-            raise TmemvizError(f"{source}: field 'modifiers': expected WORD: meaning, got {describe(key)}")
+        if not isinstance(key, str) or not key.isalnum() or meaning not in QUALIFIERS:
+            raise TmemvizError(
+                f"{source}: field 'modifiers': expected WORD: one of {', '.join(QUALIFIERS)}, "
+                f"got {describe(key)}: {describe(meaning)}"
+            )
+    printed_on = doc.get("printed_on") or {}
+    for key, targets in printed_on.items():
+        if (
+            key not in modifiers
+            or not isinstance(targets, list)
+            or not all(isinstance(t, str) and t.startswith("sm_") for t in targets)
+        ):
+            raise TmemvizError(
+                f"{source}: field 'printed_on.{key}': expected a modifier of 'modifiers' and a list of "
+                f"targets such as [sm_100a], got {describe(targets)}"
+            )
     tools = {str(k): str(v) for k, v in (doc.get("tools") or {}).items()}
     collector = _collector(doc["collector"], source) if "collector" in doc else ()
-    return MmaSass(tuple(rows), tuple(modifiers.items()), tuple(tools.items()), collector)
+    return MmaSass(tuple(rows), tuple(modifiers.items()), tuple(tools.items()), collector,
+                   tuple((k, tuple(v)) for k, v in printed_on.items()))  # fmt: skip
 
 
 def _collector(doc: Any, source: str) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
