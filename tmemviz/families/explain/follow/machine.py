@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.follow.conditions import refine
-from tmemviz.families.explain.follow.evaluate import Thread, addresses, operand
+from tmemviz.families.explain.follow.evaluate import Thread
+from tmemviz.families.explain.follow.operands import Operands, Spot
 from tmemviz.families.explain.follow.pending import (
     RELEASES,
     Hazard,
@@ -33,27 +33,12 @@ from tmemviz.families.explain.follow.pending import (
     joined,
     unchanged,
 )
-from tmemviz.families.explain.follow.values import Pred, Sym, Vec, bounds, exact, join, number, widen
+from tmemviz.families.explain.follow.values import Pred, Vec, join, widen
 from tmemviz.flow.dataflow import solve
-from tmemviz.ptx import constants as c
 from tmemviz.ptx.body import Instruction
 
 NONE, HELD, FREED = "none", "held", "freed"
 ACCESSES = frozenset(("ld", "st", "cp", "mma", "shift"))
-
-
-@dataclass(frozen=True)
-class Spot:
-    """Where one operand lands for one offset (``exact``) or a range of them: lanes and columns from the
-    allocation's base, and the least lane and column it reaches whatever the offset; ``warp`` when only
-    that warp of its group lands there."""
-
-    key: Any
-    lanes: tuple[int, int]
-    cols: tuple[int, int]
-    least: tuple[int, int]
-    exact: bool
-    warp: int | None = None
 
 
 class Split(Exception):
@@ -109,7 +94,7 @@ class Trace:
         return self.warps[0] if self.warps else None
 
 
-class Machine:
+class Machine(Operands):
     """The data-flow problem of one function for one thread position (the :class:`~tmemviz.flow.dataflow.
     Problem` protocol), and its trace."""
 
@@ -309,13 +294,13 @@ class Machine:
             key = self.keys.alloc_key(ins, s.regs, self.thread)
             before = s.status(key)
             if trace is not None:
-                trace.allocs.append((ins, key, dict(s.life), self._columns(ins, s.regs)))
+                trace.allocs.append((ins, key, dict(s.life), self.columns(ins, s.regs)))
             s.life[key] = before | {HELD} if maybe else frozenset((HELD,))
         elif op == "dealloc":
             key = self.keys.address_key(self.address_value(ins, s.regs))
             before = s.status(key) if key is not None else frozenset()
             if trace is not None:
-                trace.deallocs.append((ins, key, before, self._columns(ins, s.regs)))
+                trace.deallocs.append((ins, key, before, self.columns(ins, s.regs)))
             if key is not None:
                 s.life[key] = before | {FREED} if maybe else frozenset((FREED,))
         elif op in ACCESSES and trace is not None:
@@ -327,90 +312,8 @@ class Machine:
         if op == "ld" and ins.index in self.relevant:
             self._assign(ins, s, maybe)
 
-    def address_value(self, ins: Instruction, regs: dict[str, Any]) -> Any:
-        """The value of the register in the instruction's first ``[...]`` operand (a dealloc's first)."""
-        try:
-            operands = ins.parsed.operands
-        except Exception:
-            return None
-        for o in operands:
-            if o.startswith("["):
-                names = self.body.registers(o)
-                return regs.get(names[0]) if names else None
-        if ins.opcode.startswith("tcgen05.dealloc") and operands:
-            names = self.body.registers(operands[0])
-            return regs.get(names[0]) if names else None
-        return None
-
-    def barrier(self, ins: Instruction, regs: dict[str, Any]) -> frozenset[Any] | None:
-        """The places of the mbarrier an instruction's ``[...]`` operand may name (one per pipeline stage
-        its address may hold); None when not known."""
-        try:
-            operands = ins.parsed.operands
-        except TmemvizError:
-            return None
-        for o in operands:
-            if o.startswith("["):
-                places: set[Any] = set()
-                for v in addresses(o, regs.get, self.thread, self.body):
-                    if isinstance(v, Sym):
-                        base, offset = v.base, v.offset
-                    else:
-                        base, offset = ("abs",), number(v)
-                    if offset is None or not all(b.exact for b in offset):
-                        return None
-                    places.update((base, b.value) for b in offset)
-                return frozenset(places)
-        return None
-
-    def _columns(self, ins: Instruction, regs: dict[str, Any]) -> int | None:
-        try:
-            last = ins.parsed.operands[-1]
-        except Exception:
-            return None
-        value = operand(last, regs.get, self.thread, self.body)
-        return exact(value) if type(value) is not Vec else None
-
-    def spots(self, ins: Instruction, regs: dict[str, Any]) -> list[tuple[Any, list[Spot]]]:
-        """Each operand this instruction touches, and where it lands per offset of its register."""
-        out = []
-        for touch in self.keys.touches(ins, regs):
-            value = regs.get(touch.register)
-            if type(value) is Vec:  # each warp of the group at its own place
-                found = []
-                for w, v in zip(self.thread.warps or (), value.items, strict=True):
-                    key = self.keys.base_key(v)
-                    found += _spots(touch, v, key, w) if key is not None else []
-                out.append((touch, found))
-                continue
-            key = self.keys.base_key(value)
-            out.append((touch, _spots(touch, value, key) if key is not None else []))
-        return out
-
 
 def _truth(p: Any, guard: str) -> bool | None:
     if not isinstance(p, Pred) or p.truth is None:
         return None
     return (not p.truth) if guard.startswith("!") else p.truth
-
-
-def _spots(touch: Any, value: Any, key: Any, warp: int | None = None) -> list[Spot]:
-    offset = value.offset if isinstance(value, Sym) else number(value)
-    if offset is None:
-        return []
-    out = []
-    for b in offset:
-        if touch.scale:  # bits 31:30 are the scale factor's byte, not the lane
-            b = c.Bits(b.value & 0x3FFFFFFF, (b.known | 0xC0000000) & ((1 << b.width) - 1), b.width)
-        if b.exact:
-            lane, col = (b.value >> 16) & 0xFFFF, b.value & 0xFFFF
-            lanes = (lane + touch.lanes[0], lane + touch.lanes[1])
-            cols = (col + touch.cols[0], col + touch.cols[1])
-            out.append(Spot(key, lanes, cols, (lanes[1], cols[1]), True, warp))
-            continue
-        lane_bits = c.Bits((b.value >> 16) & 0xFFFF, (b.known >> 16) & 0xFFFF, 16)
-        col_bits = c.Bits(b.value & 0xFFFF, b.known & 0xFFFF, 16)
-        (l0, l1), (c0, c1) = bounds(lane_bits), bounds(col_bits)
-        lanes, cols = (l0 + touch.lanes[0], l1 + touch.lanes[1]), (c0 + touch.cols[0], c1 + touch.cols[1])
-        out.append(Spot(key, lanes, cols, (l0 + touch.lanes[1], c0 + touch.cols[1]), False, warp))
-    return out

@@ -1,0 +1,122 @@
+"""Where the operands of a tcgen05 or mbarrier instruction point, for one group of warps: an access's
+cells in its allocation per offset (and per warp where the group's warps differ), the dealloc's address,
+an nCols, an mbarrier's places. Mixed into :class:`~tmemviz.families.explain.follow.machine.Machine`.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tmemviz.errors import TmemvizError
+from tmemviz.families.explain.follow.evaluate import addresses, operand
+from tmemviz.families.explain.follow.values import Sym, Vec, bounds, exact, number
+from tmemviz.ptx import constants as c
+from tmemviz.ptx.body import Instruction
+
+
+@dataclass(frozen=True)
+class Spot:
+    """Where one operand lands for one offset (``exact``) or a range of them: lanes and columns from the
+    allocation's base, and the least lane and column it reaches whatever the offset; ``warp`` when only
+    that warp of its group lands there."""
+
+    key: Any
+    lanes: tuple[int, int]
+    cols: tuple[int, int]
+    least: tuple[int, int]
+    exact: bool
+    warp: int | None = None
+
+
+class Operands:
+    """What :class:`~tmemviz.families.explain.follow.machine.Machine` reads operands with (its ``body``,
+    ``thread`` and ``keys``)."""
+
+    body: Any
+    thread: Any
+    keys: Any
+
+    def address_value(self, ins: Instruction, regs: dict[str, Any]) -> Any:
+        """The value of the register in the instruction's first ``[...]`` operand (a dealloc's first)."""
+        try:
+            operands = ins.parsed.operands
+        except (TmemvizError, IndexError):
+            return None
+        for o in operands:
+            if o.startswith("["):
+                names = self.body.registers(o)
+                return regs.get(names[0]) if names else None
+        if ins.opcode.startswith("tcgen05.dealloc") and operands:
+            names = self.body.registers(operands[0])
+            return regs.get(names[0]) if names else None
+        return None
+
+    def barrier(self, ins: Instruction, regs: dict[str, Any]) -> frozenset[Any] | None:
+        """The places of the mbarrier an instruction's ``[...]`` operand may name (one per pipeline stage
+        its address may hold); None when not known."""
+        try:
+            operands = ins.parsed.operands
+        except TmemvizError:
+            return None
+        for o in operands:
+            if o.startswith("["):
+                places: set[Any] = set()
+                for v in addresses(o, regs.get, self.thread, self.body):
+                    if isinstance(v, Sym):
+                        base, offset = v.base, v.offset
+                    else:
+                        base, offset = ("abs",), number(v)
+                    if offset is None or not all(b.exact for b in offset):
+                        return None
+                    places.update((base, b.value) for b in offset)
+                return frozenset(places)
+        return None
+
+    def columns(self, ins: Instruction, regs: dict[str, Any]) -> int | None:
+        try:
+            last = ins.parsed.operands[-1]
+        except (TmemvizError, IndexError):
+            return None
+        value = operand(last, regs.get, self.thread, self.body)
+        return exact(value) if type(value) is not Vec else None
+
+    def spots(self, ins: Instruction, regs: dict[str, Any]) -> list[tuple[Any, list[Spot]]]:
+        """Each operand this instruction touches, and where it lands per offset of its register."""
+        out = []
+        for touch in self.keys.touches(ins, regs):
+            value = regs.get(touch.register)
+            if type(value) is Vec:  # each warp of the group at its own place
+                found = []
+                for w, v in zip(self.thread.warps or (), value.items, strict=True):
+                    key = self.keys.base_key(v)
+                    found += _spots(touch, v, key, w) if key is not None else []
+                out.append((touch, found))
+                continue
+            key = self.keys.base_key(value)
+            out.append((touch, _spots(touch, value, key) if key is not None else []))
+        return out
+
+
+def _spots(touch: Any, value: Any, key: Any, warp: int | None = None) -> list[Spot]:
+    offset = value.offset if isinstance(value, Sym) else number(value)
+    if offset is None:
+        return []
+    out = []
+    for b in offset:
+        if touch.scale:  # bits 31:30 are the scale factor's byte, not the lane
+            b = c.Bits(b.value & 0x3FFFFFFF, (b.known | 0xC0000000) & ((1 << b.width) - 1), b.width)
+        if b.exact:
+            lane, col = (b.value >> 16) & 0xFFFF, b.value & 0xFFFF
+            lanes = (lane + touch.lanes[0], lane + touch.lanes[1])
+            cols = (col + touch.cols[0], col + touch.cols[1])
+            out.append(Spot(key, lanes, cols, (lanes[1], cols[1]), True, warp))
+            continue
+        lane_bits = c.Bits((b.value >> 16) & 0xFFFF, (b.known >> 16) & 0xFFFF, 16)
+        col_bits = c.Bits(b.value & 0xFFFF, b.known & 0xFFFF, 16)
+        (l0, l1), (c0, c1) = bounds(lane_bits), bounds(col_bits)
+        lanes, cols = (l0 + touch.lanes[0], l1 + touch.lanes[1]), (c0 + touch.cols[0], c1 + touch.cols[1])
+        out.append(Spot(key, lanes, cols, (l0 + touch.lanes[1], c0 + touch.cols[1]), False, warp))
+    return out
