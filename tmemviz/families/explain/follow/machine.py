@@ -129,8 +129,9 @@ class Machine(Operands):
 
     def widen(self, old: State, new: State) -> State:
         regs = {}
+        counted = self.plan.counted
         for k, v in new.regs.items():
-            w = widen(old.regs.get(k), v) if k in old.regs else None
+            w = widen(old.regs.get(k), v, k in counted) if k in old.regs else None
             if w is not None:
                 regs[k] = w
         return State(regs, new.life, new.pending, new.stored)
@@ -160,18 +161,38 @@ class Machine(Operands):
         # (each may read them, or copy them).
         at = k = 0
         end = len(code)
+        relevant, watched_at, touched = self.relevant, self.plan.releases, self.plan.touched
+        plain, effect, thread = self.plan.plain, self.plan.effect, self.thread
         while at < end:
-            if any(p.regs for p in s.pending):
-                self._step(code[at], s)
+            hot = [p.regs for p in s.pending if p.regs]
+            if hot:
+                ins = code[at]
                 at += 1
+                # An instruction the analysis does not evaluate, no release, reading and writing none of
+                # the loads' registers: nothing to do.
+                if (
+                    ins.index in relevant
+                    or ins.index in watched_at
+                    or not all(h.isdisjoint(touched(ins)) for h in hot)
+                ):
+                    self._step(ins, s)
                 continue
             while k < len(watched) and watched[k] < at:
                 k += 1
             if k == len(watched):
                 break
             at = watched[k]
-            self._step(code[at], s)
+            ins = code[at]
             at += 1
+            if not s.pending and ins.index in plain:  # the common case, without the general step
+                regs = s.regs
+                for name, value in effect(ins, regs, thread).items():
+                    if value is None:
+                        regs.pop(name, None)
+                    else:
+                        regs[name] = value
+                continue
+            self._step(ins, s)
         return self._edges(block, s)
 
     def _step(self, ins: Instruction, s: State) -> None:

@@ -38,6 +38,7 @@ class Plan:
         ]
         self._reads: dict[int, tuple[str, ...]] = {}
         self._effects: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self._touched: dict[int, frozenset[str]] = {}
         self._writes: dict[int, tuple[str, ...]] = {}
 
     def effect(self, ins: Instruction, regs: dict[str, Any], thread: Any) -> dict[str, Any]:
@@ -45,7 +46,7 @@ class Plan:
         values it reads, and the warp where it reads the thread's position): warps and the rounds of a
         loop meet the same statement with the same values again and again."""
         reads = self.reads(ins)
-        values = tuple(regs.get(r) for r in reads)
+        values = tuple(map(regs.get, reads))
         if thread.size > 1 and (ins.index in self.positional or any(type(v) is Vec for v in values)):
             # A group of warps that differ here: each warp's own, then one value where they agree.
             each = [
@@ -71,6 +72,30 @@ class Plan:
         return frozenset(i.index for i in self.body.instructions if "%tid" in i.text or "%laneid" in i.text
                          or "%warpid" in i.text)  # fmt: skip
 
+    @cached_property
+    def plain(self) -> frozenset[int]:
+        """Evaluated instructions with no guard that are neither tcgen05, mbarrier nor a release: all
+        they do is give their registers values."""
+        releases = self.releases
+        return frozenset(
+            i.index for i in self.body.instructions
+            if i.index in self.relevant and i.guard is None and i.head not in ("tcgen05", "mbarrier")
+            and i.index not in releases
+        )  # fmt: skip
+
+    @cached_property
+    def releases(self) -> frozenset[int]:
+        """The instructions that let other threads go on (:data:`~tmemviz.families.explain.follow.pending.
+        RELEASES`)."""
+        return frozenset(i.index for i in self.body.instructions if i.opcode.startswith(RELEASES))
+
+    def touched(self, ins: Instruction) -> frozenset[str]:
+        """The registers ``ins`` reads or writes."""
+        found = self._touched.get(ins.index)
+        if found is None:
+            found = self._touched[ins.index] = frozenset(self.reads(ins)) | frozenset(self.writes(ins))
+        return found
+
     def reads(self, ins: Instruction) -> tuple[str, ...]:
         found = self._reads.get(ins.index)
         if found is None:
@@ -90,6 +115,18 @@ class Plan:
     @cached_property
     def relevant(self) -> frozenset[int]:
         """Indices of the instructions the analysis evaluates (see the module's docstring)."""
+        return self._slice(branches=True)[0]
+
+    @cached_property
+    def counted(self) -> frozenset[str]:
+        """The registers an address is built from (tcgen05 and mbarrier operands): a loop-carried one
+        keeps its few values (a pipeline stage), where one that only steers branches (a tile counter) is
+        widened at once, so that loops settle in a few rounds."""
+        return self._slice(branches=False)[1]
+
+    def _slice(self, branches: bool) -> tuple[frozenset[int], frozenset[str]]:
+        """The instructions that compute the registers tcgen05 and mbarrier instructions read (and, with
+        ``branches``, the predicates of branches), and those registers."""
         body = self.body
         defs: dict[str, list[Instruction]] = defaultdict(list)
         needed: list[str] = []
@@ -103,7 +140,7 @@ class Plan:
             elif ins.head == "mbarrier":  # which mbarrier a release or a wait names
                 chosen.add(ins.index)
                 needed.extend(r for o in ins.rest.split(",") if "[" in o for r in self.body.registers(o))
-            elif ins.head in ("bra", "brx", "ret", "exit", "trap") and ins.guard is not None:
+            elif branches and ins.head in ("bra", "brx", "ret", "exit", "trap") and ins.guard is not None:
                 chosen.add(ins.index)
                 needed.extend(self.reads(ins))
         seen: set[str] = set()
@@ -116,7 +153,7 @@ class Plan:
                 if ins.index not in chosen:
                     chosen.add(ins.index)
                     needed.extend(self.reads(ins))
-        return frozenset(chosen)
+        return frozenset(chosen), frozenset(seen)
 
     @cached_property
     def watched(self) -> list[list[int]]:

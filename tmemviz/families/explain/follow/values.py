@@ -118,25 +118,25 @@ def join(a: Any, b: Any) -> Any:
     return None
 
 
-def widen(old: Any, new: Any) -> Any:
+def widen(old: Any, new: Any, counted: bool = True) -> Any:
     """At a loop header, once the loop has gone round a few times: a value still changing keeps what its
     candidates agree on (a base, known bits), which can only shrink, so the loop's facts stop growing."""
     if old == new or old is None or new is None:
         return new
     if type(old) is Vec or type(new) is Vec:
         n = len(old.items) if type(old) is Vec else len(new.items)
-        return vec(widen(element(old, i), element(new, i)) for i in range(n))
+        return vec(widen(element(old, i), element(new, i), counted) for i in range(n))
     if type(new) is tuple:
-        return _counted(new)
+        return _counted(new, counted)
     if isinstance(new, Sym):
-        return Sym(new.base, _counted(new.offset))
+        return Sym(new.base, _counted(new.offset, counted))
     if isinstance(new, Pred):
         return Pred(new.truth, None)
     return None
 
 
-def _counted(v: c.Value) -> c.Value:
-    if len(v) <= MAX_COUNTED and all(b.exact for b in v):
+def _counted(v: c.Value, counted: bool) -> c.Value:
+    if counted and len(v) <= MAX_COUNTED and all(b.exact for b in v):
         return v  # a pipeline stage or phase: it stops growing at its count (refined at a branch)
     return (c.merge(v),) if len(v) > 1 else v
 
