@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tmemviz.errors import TmemvizError
 from tmemviz.families.check.findings import Finding, ordered
 from tmemviz.families.check.hazards import hazard_findings
 from tmemviz.families.check.lifetimes import lifetime_findings
@@ -23,7 +24,8 @@ from tmemviz.families.explain.follow.follower import callees_of
 from tmemviz.families.explain.follow.kernel import Analysed, allocations
 from tmemviz.families.explain.follow.machine import HELD
 from tmemviz.ptx.body import Body
-from tmemviz.ptx.targets import devices, runs_ld_red, runs_tcgen05
+from tmemviz.ptx.line import parse_statement
+from tmemviz.ptx.targets import TCGEN05, devices, runs_tcgen05, unsupported
 from tmemviz.tmem import TMEM_COLUMNS
 from tmemviz.values import plural
 
@@ -116,6 +118,8 @@ def _budget(a: Any) -> Iterable[Finding]:
 
 
 def _target(module: Any) -> Iterable[Finding]:
+    """The ``target`` rule: tcgen05 under a target without Tensor Memory, and each statement using a
+    feature its target does not run (the one table of :mod:`tmemviz.ptx.targets`)."""
     records = module.instructions
     if not records:
         return
@@ -125,16 +129,19 @@ def _target(module: Any) -> Iterable[Finding]:
         yield Finding(
             first, "error", "target",
             f"tcgen05 in a module whose .target is {target or 'missing'}, which has no Tensor Memory: build "
-            "for sm_100a/sm_100f, sm_103a/sm_103f or sm_110a/sm_110f (on sm_120/121 such kernels are "
-            "compiled to nothing or rejected)",
+            f"for {TCGEN05.targets()} (on sm_120/121 such kernels are compiled to nothing or rejected)",
         )  # fmt: skip
         return
     for record in records:
-        if record.get("op") == "ld.red" and not runs_ld_red(target):
+        try:
+            line = parse_statement(str(record.get("ptx", "")).rstrip(";"))
+        except TmemvizError:
+            continue
+        for feature in unsupported(target, line.opcode, line.operands):
             yield Finding(
                 record["line"], "error", "target",
-                "tcgen05.ld.red needs .target sm_103a/sm_110a or the sm_103f/sm_110f families, but this "
-                f"module targets {target} (PTX 9.7.16.8.3)",
+                f"{feature.name} does not run on .target {target}: it needs {feature.targets()} "
+                f"({feature.source}); ptxas refuses it",
             )  # fmt: skip
     yield Finding(first, "note", "target", f".target {target}: the module runs on {devices(str(target))}")
 
