@@ -41,10 +41,10 @@ FORMS = {
     "mma.f8f6f4": "tcgen05.mma.cta_group::1.kind::f8f6f4 [%r2], %rd1, %rd2, %r3, %p1;",
     "mma.i8": "tcgen05.mma.cta_group::1.kind::i8 [%r2], %rd1, %rd2, %r3, %p1;",
     "mma.ws.i8": "tcgen05.mma.ws.cta_group::1.kind::i8 [%r2], %rd1, %rd2, %r3, %p1;",
-    "mma.mxf8f6f4": "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [%r2], %rd1, %rd2, %r3, [%r2], [%r2], "
-    "%p1;",
-    "mma.mxf4nvf4": "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16 [%r2], %rd1, %rd2, %r3, [%r2], "
-    "[%r2], %p1;",
+    "mma.mxf8f6f4": "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale "
+    "[%r2], %rd1, %rd2, %r3, [%r2], [%r2], %p1;",
+    "mma.mxf4nvf4": "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16 "
+    "[%r2], %rd1, %rd2, %r3, [%r2], [%r2], %p1;",
     "commit": "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%rd1];",
 }
 """Feature -> one statement using it (operands that ptxas accepts where the target runs it)."""
