@@ -78,6 +78,39 @@ RULES = (
         "(CUDA 13 enforces it).",
     ),
     Rule(
+        "pair-sync",
+        "a .cta_group::2 dealloc (warning) or alloc (note) some path reaches with no barrier.cluster wait",
+        "PTX ISA, tcgen05.alloc: with .cta_group::2 the issuing warp must make sure the peer CTA is launched "
+        "and takes part; a 2-CTA dealloc before the peer's alloc completed fails the launch "
+        "(NVIDIA/cutlass#3435, triton PR #9498; cutlass PR #3316 for the alloc).",
+        level="warning",
+    ),
+    Rule(
+        "no-alloc",
+        "a kernel accesses Tensor Memory but neither it nor a function it calls runs tcgen05.alloc",
+        "PTX 9.7.16.2: Tensor Memory is used through an allocation; without one the kernel touches columns "
+        "another CTA on the SM may hold (NVIDIA/cutlass#2230).",
+    ),
+    Rule(
+        "capacity",
+        "the allocations a kernel holds at once take more columns than its target's SM has",
+        "PTX 9.7.16.2: an SM has 512 columns of Tensor Memory; an alloc past them waits forever for columns "
+        "its own CTA holds (openxla/xla#40118, FlashAttention#1959).",
+    ),
+    Rule(
+        "ld-registers",
+        "a tcgen05.ld writes more registers than its warp's setmaxnreg leaves",
+        "PTX ISA, setmaxnreg: it sets the warp's per-thread register count; a load writing more registers "
+        "cannot be allocated (ptxas refuses or crashes: NVIDIA/cutlass#3420).",
+    ),
+    Rule(
+        "relinquish",
+        "a kernel allocates Tensor Memory and never runs tcgen05.relinquish_alloc_permit (a note)",
+        "PTX ISA, tcgen05.relinquish_alloc_permit: the CTA gives up the right to allocate; without it other "
+        "CTAs on the SM may wait (nvFuser PR #3795: CTAs serialised).",
+        level="note",
+    ),
+    Rule(
         "target",
         "tcgen05 under a .target without Tensor Memory, ld.red outside its targets; notes where it runs",
         "PTX ISA target notes: tcgen05 needs sm_100a/sm_100f, sm_103a/sm_103f, sm_110a/sm_110f (sm_101a "

@@ -1,0 +1,305 @@
+"""The catalogue rules of tmemviz check (cta-group-mixed across calls, pair-sync, no-alloc, capacity,
+ld-registers, relinquish) on minimal kernels written here: each fires where the bug is, names the fix,
+and stays silent on the corrected kernel. Where ptxas is on PATH, each kernel is assembled: the ones
+ptxas refuses (a mixed .cta_group, a load past the register budget) are refused, the rest accepted
+(their bugs are run-time bugs ptxas cannot see)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import tmemviz
+from tmemviz.families.check.rules import BY_ID
+from tmemviz.ptx.targets import CAPACITIES, capacity
+
+HEAD = """.version 8.8
+.target sm_100a
+.address_size 64
+"""
+PAIR = HEAD + """.visible .entry pair(.param .u64 out) .reqntid 128
+{{
+.reg .b32 %r<40>;
+.reg .pred %p<4>;
+.shared .align 4 .b32 slot;
+mov.u32 %r1, %tid.x;
+shr.u32 %r3, %r1, 5;
+setp.ne.u32 %p1, %r3, 0;
+mov.u32 %r4, slot;
+{before}@%p1 bra SKIP;
+tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r4], 64;
+tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;
+SKIP:
+bar.sync 0;
+ld.shared.b32 %r2, [%r4];
+tcgen05.ld.sync.aligned.32x32b.x2.b32 {{%r10, %r11}}, [%r2];
+tcgen05.wait::ld.sync.aligned;
+add.s32 %r12, %r10, %r11;
+bar.sync 0;
+{between}@%p1 bra DONE;
+tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r2, 64;
+DONE:
+ret;
+}}
+"""
+SYNC = "barrier.cluster.arrive.aligned;\nbarrier.cluster.wait.aligned;\n"
+CALLS = HEAD + """.func free_pair(.param .b32 a)
+{
+.reg .b32 %r<4>;
+ld.param.b32 %r1, [a];
+tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r1, 32;
+ret;
+}
+.visible .entry k()
+{
+.reg .b32 %r<4>;
+.shared .align 4 .b32 slot;
+mov.u32 %r1, slot;
+tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 32;
+tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+ld.shared.b32 %r2, [%r1];
+{ .param .b32 p; st.param.b32 [p], %r2; call.uni free_pair, (p); }
+ret;
+}
+"""
+NO_ALLOC = HEAD + """{callee}.visible .entry k(.param .u64 out) .reqntid 128
+{{
+.reg .b32 %r<20>;
+.reg .b64 %rd<4>;
+.shared .align 4 .b32 slot;
+mov.u32 %r4, slot;
+{call}ld.param.u64 %rd1, [out];
+ld.shared.b32 %r1, [%r4];
+tcgen05.ld.sync.aligned.32x32b.x2.b32 {{%r2, %r3}}, [%r1];
+tcgen05.wait::ld.sync.aligned;
+add.u32 %r5, %r2, %r3;
+st.global.u32 [%rd1], %r5;
+ret;
+}}
+"""
+ALLOCATOR = """.func take(.param .b32 a)
+{
+.reg .b32 %r<4>;
+ld.param.b32 %r1, [a];
+tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 32;
+ret;
+}
+"""
+CAPACITY = HEAD + """.visible .entry cap(.param .u64 out, .param .u64 desc) .reqntid 128
+{{
+.reg .b32 %r<40>;
+.reg .b64 %rd<4>;
+.reg .pred %p<4>;
+.shared .align 4 .b32 slot[2];
+mov.u32 %r4, slot;
+tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 512;
+tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+bar.sync 0;
+ld.shared.b32 %r2, [%r4];
+ld.param.u64 %rd1, [desc];
+mov.b32 %r5, 138412048;
+setp.ne.u32 %p1, %r5, 0;
+tcgen05.mma.cta_group::1.kind::f16 [%r2], %rd1, %rd1, %r5, %p1;
+add.s32 %r6, %r2, 256;
+tcgen05.mma.cta_group::1.kind::f16 [%r6], %rd1, %rd1, %r5, %p1;
+{free}tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4+4], 64;
+bar.sync 0;
+ld.shared.b32 %r7, [%r4+4];
+tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r7, 64;
+{later}ret;
+}}
+"""
+FREE_FIRST = "tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, 512;\n"
+REGS = HEAD + """.visible .entry regs(.param .u64 out) .reqntid 128 .maxnreg 168
+{{
+.reg .b32 %r<200>;
+.shared .align 4 .b32 slot;
+mov.u32 %r4, slot;
+tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 64;
+tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+bar.sync 0;
+ld.shared.b32 %r2, [%r4];
+setmaxnreg.dec.sync.aligned.u32 {count};
+tcgen05.ld.sync.aligned.32x32b.x64.b32 {{{regs}}}, [%r2];
+tcgen05.wait::ld.sync.aligned;
+mov.u32 %r5, 0;
+{adds}
+st.shared.u32 [%r4], %r5;
+bar.sync 0;
+tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, 64;
+ret;
+}}
+"""
+
+
+def regs(count: int) -> str:
+    names = [f"%r{i}" for i in range(100, 164)]
+    adds = "\n".join(f"add.s32 %r5, %r5, {n};" for n in names)
+    return REGS.format(count=count, regs=", ".join(names), adds=adds)
+
+
+def found(text: str, notes: bool = False) -> list[tuple[int, str, str, str]]:
+    (checked,) = tmemviz.check(text=text).subject
+    return [(f.line, f.severity, f.rule, f.message) for f in checked.findings if notes or f.severity != "note"]
+
+
+def rules(text: str, notes: bool = False) -> list[tuple[int, str, str]]:
+    return [(line, severity, rule) for line, severity, rule, _ in found(text, notes)]
+
+
+def line_of(text: str, needle: str, nth: int = 0) -> int:
+    return [i for i, line in enumerate(text.splitlines(), 1) if needle in line][nth]
+
+
+def assemble(ptxas: str, tmp_path: Path, text: str) -> subprocess.CompletedProcess[str]:
+    source = tmp_path / "k.ptx"
+    source.write_text(text)
+    return subprocess.run(
+        [ptxas, "-arch=sm_100a", str(source), "-o", str(tmp_path / "k.cubin")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+# -- cta-group-mixed, over the kernel and what it calls -----------------------------------------------
+
+
+def test_a_callee_with_the_other_cta_group_is_mixed() -> None:
+    text = CALLS
+    assert rules(text) == [(line_of(text, "tcgen05.dealloc"), "error", "cta-group-mixed")]
+    (message,) = [m for _, _, r, m in found(text) if r == "cta-group-mixed"]
+    assert "k and the functions it calls" in message and "write .cta_group::" in message
+
+
+def test_two_kernels_may_differ() -> None:
+    one = PAIR.format(before="", between=SYNC)
+    other = CALLS.split(".func")[0] + ".visible .entry two()" + CALLS.split(".visible .entry k()")[1]
+    assert [r for r in rules(one + other.replace(HEAD, ""), notes=False) if r[2] == "cta-group-mixed"] == []
+
+
+def test_ptxas_refuses_a_kernel_mixed_through_a_call(ptxas: str, tmp_path: Path) -> None:
+    result = assemble(ptxas, tmp_path, CALLS)
+    assert result.returncode != 0 and "cta_group::2" in result.stderr + result.stdout
+
+
+# -- pair-sync ---------------------------------------------------------------------------------------
+
+
+def test_a_pair_dealloc_with_no_cluster_barrier_is_a_warning() -> None:
+    text = PAIR.format(before="", between="")
+    dealloc = line_of(text, "tcgen05.dealloc")
+    assert (dealloc, "warning", "pair-sync") in rules(text)
+    (message,) = [m for line, s, r, m in found(text) if r == "pair-sync" and s == "warning"]
+    assert "cutlass#3435" in message and "barrier.cluster.arrive; barrier.cluster.wait" in message
+    assert (line_of(text, "tcgen05.alloc"), "note", "pair-sync") in rules(text, notes=True)
+
+
+@pytest.mark.parametrize("where", ["before", "between"])
+def test_a_cluster_barrier_before_the_alloc_or_the_dealloc_is_enough(where: str) -> None:
+    """NVIDIA/cutlass#3435: a barrier.cluster anywhere between the peer's alloc and the dealloc."""
+    text = PAIR.format(**{"before": "", "between": "", where: SYNC})
+    assert [r for r in rules(text) if r[2] == "pair-sync"] == []
+    notes = [r for r in rules(text, notes=True) if r[2] == "pair-sync"]
+    assert notes == ([] if where == "before" else [(line_of(text, "tcgen05.alloc"), "note", "pair-sync")])
+
+
+def test_a_barrier_on_one_path_only_leaves_the_other() -> None:
+    guarded = "@%p2 bra NOSYNC;\n" + SYNC + "NOSYNC:\n"
+    text = PAIR.format(before="", between=guarded).replace("add.s32 %r12", "setp.eq.u32 %p2, %r10, 0;\nadd.s32 %r12")
+    (message,) = [m for _, s, r, m in found(text) if r == "pair-sync" and s == "warning"]
+    assert "on some path" in message
+
+
+def test_ptxas_accepts_the_pair_kernels(ptxas: str, tmp_path: Path) -> None:
+    """The race is a run-time bug: ptxas sees nothing wrong."""
+    assert assemble(ptxas, tmp_path, PAIR.format(before="", between="")).returncode == 0
+    assert assemble(ptxas, tmp_path, PAIR.format(before="", between=SYNC)).returncode == 0
+
+
+# -- no-alloc ----------------------------------------------------------------------------------------
+
+
+def test_tensor_memory_used_with_no_alloc_is_an_error() -> None:
+    text = NO_ALLOC.format(callee="", call="")
+    assert rules(text) == [(line_of(text, "tcgen05.ld"), "error", "no-alloc")]
+    (message,) = [m for _, _, r, m in found(text) if r == "no-alloc"]
+    assert "cutlass#2230" in message and "allocate with tcgen05.alloc" in message
+
+
+def test_an_alloc_in_a_callee_counts() -> None:
+    call = "{ .param .b32 p; st.param.b32 [p], %r4; call.uni take, (p); }\n"
+    text = NO_ALLOC.format(callee=ALLOCATOR, call=call)
+    assert [r for r in rules(text) if r[2] == "no-alloc"] == []
+
+
+def test_ptxas_accepts_a_kernel_with_no_alloc(ptxas: str, tmp_path: Path) -> None:
+    assert assemble(ptxas, tmp_path, NO_ALLOC.format(callee="", call="")).returncode == 0
+
+
+# -- capacity ----------------------------------------------------------------------------------------
+
+
+def test_columns_held_at_once_past_the_capacity_are_an_error_with_the_stages() -> None:
+    text = CAPACITY.format(free="", later=FREE_FIRST)
+    second = line_of(text, "tcgen05.alloc", 1)
+    assert rules(text) == [(second, "error", "capacity")]
+    (message,) = [m for _, _, r, m in found(text) if r == "capacity"]
+    assert "576 columns" in message and "512 an SM of .target sm_100a" in message
+    assert f"line {line_of(text, 'tcgen05.alloc')}: 512 (MMA accumulators at columns 0..255, 256..511)" in message
+    assert "use fewer stages" in message
+
+
+def test_freeing_first_fits() -> None:
+    text = CAPACITY.format(free=FREE_FIRST, later="")
+    assert rules(text) == []
+
+
+def test_the_capacity_table_has_every_tcgen05_target() -> None:
+    assert set(CAPACITIES) == {100, 101, 103, 107, 110}
+    assert all(source.startswith("PTX ISA") for _, source in CAPACITIES.values())
+    assert capacity("sm_103f") == 512 and capacity("sm_90a") == 512
+
+
+def test_ptxas_accepts_the_capacity_kernel(ptxas: str, tmp_path: Path) -> None:
+    assert assemble(ptxas, tmp_path, CAPACITY.format(free="", later=FREE_FIRST)).returncode == 0
+
+
+# -- ld-registers ------------------------------------------------------------------------------------
+
+
+def test_a_load_past_the_setmaxnreg_budget_is_an_error() -> None:
+    text = regs(40)
+    assert rules(text) == [(line_of(text, "tcgen05.ld"), "error", "ld-registers")]
+    (message,) = [m for _, _, r, m in found(text) if r == "ld-registers"]
+    assert f"setmaxnreg on line {line_of(text, 'setmaxnreg')} leaves this warp 40" in message
+    assert "writes 64 registers" in message and "raise that setmaxnreg above 64" in message
+
+
+def test_a_budget_that_holds_the_load_is_silent() -> None:
+    assert rules(regs(120)) == []
+
+
+def test_ptxas_refuses_the_load_past_the_budget(ptxas: str, tmp_path: Path) -> None:
+    bad = assemble(ptxas, tmp_path, regs(40))
+    assert bad.returncode != 0 and "Register allocation failed" in bad.stdout + bad.stderr
+    assert assemble(ptxas, tmp_path, regs(120)).returncode == 0
+
+
+# -- relinquish --------------------------------------------------------------------------------------
+
+
+def test_no_relinquish_is_a_note() -> None:
+    text = regs(120).replace("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\n", "")
+    notes = [(line, s, m) for line, s, r, m in found(text, notes=True) if r == "relinquish"]
+    assert [(line, s) for line, s, _ in notes] == [(line_of(text, "tcgen05.alloc"), "note")]
+    assert "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned" in notes[0][2]
+    assert [r for r in rules(regs(120), notes=True) if r[2] == "relinquish"] == []
+
+
+def test_every_catalogue_rule_is_registered_with_its_severity() -> None:
+    levels = {r: BY_ID[r].level for r in ("pair-sync", "no-alloc", "capacity", "ld-registers", "relinquish")}
+    assert levels == {
+        "pair-sync": "warning", "no-alloc": "error", "capacity": "error", "ld-registers": "error",
+        "relinquish": "note",
+    }  # fmt: skip
