@@ -19,7 +19,9 @@ HEAD = """.version 8.8
 .target sm_100a
 .address_size 64
 """
-PAIR = HEAD + """.visible .entry pair(.param .u64 out) .reqntid 128
+PAIR = (
+    HEAD
+    + """.visible .entry pair(.param .u64 out) .reqntid 128
 {{
 .reg .b32 %r<40>;
 .reg .pred %p<4>;
@@ -44,8 +46,11 @@ DONE:
 ret;
 }}
 """
+)
 SYNC = "barrier.cluster.arrive.aligned;\nbarrier.cluster.wait.aligned;\n"
-CALLS = HEAD + """.func free_pair(.param .b32 a)
+CALLS = (
+    HEAD
+    + """.func free_pair(.param .b32 a)
 {
 .reg .b32 %r<4>;
 ld.param.b32 %r1, [a];
@@ -64,7 +69,10 @@ ld.shared.b32 %r2, [%r1];
 ret;
 }
 """
-NO_ALLOC = HEAD + """{callee}.visible .entry k(.param .u64 out) .reqntid 128
+)
+NO_ALLOC = (
+    HEAD
+    + """{callee}.visible .entry k(.param .u64 out) .reqntid 128
 {{
 .reg .b32 %r<20>;
 .reg .b64 %rd<4>;
@@ -79,6 +87,7 @@ st.global.u32 [%rd1], %r5;
 ret;
 }}
 """
+)
 ALLOCATOR = """.func take(.param .b32 a)
 {
 .reg .b32 %r<4>;
@@ -87,7 +96,9 @@ tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 32;
 ret;
 }
 """
-CAPACITY = HEAD + """.visible .entry cap(.param .u64 out, .param .u64 desc) .reqntid 128
+CAPACITY = (
+    HEAD
+    + """.visible .entry cap(.param .u64 out, .param .u64 desc) .reqntid 128
 {{
 .reg .b32 %r<40>;
 .reg .b64 %rd<4>;
@@ -111,8 +122,11 @@ tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r7, 64;
 {later}ret;
 }}
 """
+)
 FREE_FIRST = "tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, 512;\n"
-REGS = HEAD + """.visible .entry regs(.param .u64 out) .reqntid 128 .maxnreg 168
+REGS = (
+    HEAD
+    + """.visible .entry regs(.param .u64 out) .reqntid 128 .maxnreg 168
 {{
 .reg .b32 %r<200>;
 .shared .align 4 .b32 slot;
@@ -132,6 +146,7 @@ tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, 64;
 ret;
 }}
 """
+)
 
 
 def regs(count: int) -> str:
@@ -142,7 +157,8 @@ def regs(count: int) -> str:
 
 def found(text: str, notes: bool = False) -> list[tuple[int, str, str, str]]:
     (checked,) = tmemviz.check(text=text).subject
-    return [(f.line, f.severity, f.rule, f.message) for f in checked.findings if notes or f.severity != "note"]
+    shown = [f for f in checked.findings if notes or f.severity != "note"]
+    return [(f.line, f.severity, f.rule, f.message) for f in shown]
 
 
 def rules(text: str, notes: bool = False) -> list[tuple[int, str, str]]:
@@ -206,7 +222,8 @@ def test_a_cluster_barrier_before_the_alloc_or_the_dealloc_is_enough(where: str)
 
 def test_a_barrier_on_one_path_only_leaves_the_other() -> None:
     guarded = "@%p2 bra NOSYNC;\n" + SYNC + "NOSYNC:\n"
-    text = PAIR.format(before="", between=guarded).replace("add.s32 %r12", "setp.eq.u32 %p2, %r10, 0;\nadd.s32 %r12")
+    text = PAIR.format(before="", between=guarded)
+    text = text.replace("add.s32 %r12", "setp.eq.u32 %p2, %r10, 0;\nadd.s32 %r12")
     (message,) = [m for _, s, r, m in found(text) if r == "pair-sync" and s == "warning"]
     assert "on some path" in message
 
@@ -246,7 +263,8 @@ def test_columns_held_at_once_past_the_capacity_are_an_error_with_the_stages() -
     assert rules(text) == [(second, "error", "capacity")]
     (message,) = [m for _, _, r, m in found(text) if r == "capacity"]
     assert "576 columns" in message and "512 an SM of .target sm_100a" in message
-    assert f"line {line_of(text, 'tcgen05.alloc')}: 512 (MMA accumulators at columns 0..255, 256..511)" in message
+    first = line_of(text, "tcgen05.alloc")
+    assert f"line {first}: 512 (MMA accumulators at columns 0..255, 256..511)" in message
     assert "use fewer stages" in message
 
 
