@@ -19,6 +19,7 @@ from tmemviz.families.check.budget import Peak, peaks, register_findings
 from tmemviz.families.check.findings import Finding, ordered
 from tmemviz.families.check.groups import Groups
 from tmemviz.families.check.hazards import hazard_findings
+from tmemviz.families.check.legality import operand_findings
 from tmemviz.families.check.lifetimes import lifetime_findings
 from tmemviz.families.check.protocol import calls, no_alloc_findings, pair_findings, relinquish_findings
 from tmemviz.families.check.reach import outside_findings
@@ -76,6 +77,7 @@ class Checker:
 
     def finish(self, module: Any) -> list[Finding]:
         out = list(self.findings) + list(_target(module)) + list(self.groups.findings())
+        out += operand_findings(module.instructions)
         limit = capacity(module.target)
         out += strongest(f for f in (p.finding(limit, module.target) for p in self.peaks) if f is not None)
         for callees, needs, found in self.pending:

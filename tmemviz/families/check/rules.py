@@ -104,6 +104,13 @@ RULES = (
         "cannot be allocated (ptxas refuses or crashes: NVIDIA/cutlass#3420).",
     ),
     Rule(
+        "operand-range",
+        "an operand value ptxas accepts but the hardware faults on: an idesc M/N outside the PTX table, "
+        "an odd .16x32bx2 .unpack::16b split offset",
+        "PTX 9.7.16.10.1: the legal N per M and kind (triton PR #8910: N > 256 is an illegal instruction); "
+        "triton PR #10321: an odd second-half offset with .unpack::16b is a misaligned address.",
+    ),
+    Rule(
         "relinquish",
         "a kernel allocates Tensor Memory and never runs tcgen05.relinquish_alloc_permit (a note)",
         "PTX ISA, tcgen05.relinquish_alloc_permit: the CTA gives up the right to allocate; without it other "

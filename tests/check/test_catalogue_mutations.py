@@ -1,0 +1,99 @@
+"""The catalogue rules on real kernels (tests/kernels/README.md says how each was made): each bug class
+seeded into every kernel it can be seeded into is found by its rule, and the kernels as built get no
+error or warning from these rules. Seeds are applied at run time and never saved."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+from check.test_mutations import CORRECT, KERNELS
+
+import tmemviz
+
+NEW = ("pair-sync", "no-alloc", "capacity", "ld-registers", "relinquish", "cta-group-mixed")
+ALLOC = re.compile(r"^(\s*)(tcgen05\.alloc\.cta_group::([12])[\w:.]*\s*\[([^\]]+)\]\s*,\s*[^;]+;)", re.M)
+LD = re.compile(r"^\s*(?:@!?%\w+\s+)?tcgen05\.ld\.[\w:.]*\s*\{([^}]*)\}", re.M)
+
+
+def drop_cluster_waits(text: str) -> str | None:
+    """Every barrier.cluster arrive and wait gone, in a kernel that frees a .cta_group::2 allocation."""
+    if "tcgen05.dealloc.cta_group::2" not in text:
+        return None
+    kept = [line for line in text.splitlines(keepends=True) if "barrier.cluster." not in line]
+    return "".join(kept)
+
+
+def drop_allocs(text: str) -> str | None:
+    """Every tcgen05.alloc (and the permit's release) gone: Tensor Memory used with none."""
+    lines = text.splitlines(keepends=True)
+    kept = [line for line in lines if "tcgen05.alloc" not in line and "relinquish_alloc_permit" not in line]
+    return "".join(kept) if len(kept) < len(lines) else None
+
+
+def second_alloc(text: str) -> str | None:
+    """Right after the first alloc, another of 512 columns into the next word: more than an SM has."""
+    m = ALLOC.search(text)
+    if m is None:
+        return None
+    indent, group, place = m.group(1), m.group(3), m.group(4).strip()
+    extra = f"\n{indent}tcgen05.alloc.cta_group::{group}.sync.aligned.shared::cta.b32 [{place}+8], 512;"
+    return text[: m.end()] + extra + text[m.end() :]
+
+
+def small_budget(text: str) -> str | None:
+    """setmaxnreg.dec to 24 (the least there is) just before the first load writing more registers."""
+    for m in LD.finditer(text):
+        if len([r for r in m.group(1).split(",") if r.strip()]) > 24:
+            start = text.rfind("\n", 0, m.start()) + 1
+            return text[:start] + "\tsetmaxnreg.dec.sync.aligned.u32 24;\n" + text[start:]
+    return None
+
+
+def drop_relinquish(text: str) -> str | None:
+    lines = text.splitlines(keepends=True)
+    kept = [line for line in lines if "relinquish_alloc_permit" not in line]
+    return "".join(kept) if len(kept) < len(lines) else None
+
+
+CLASSES: dict[str, tuple[str, str, Callable[[str], str | None]]] = {
+    "no cluster barrier around a 2-CTA alloc/dealloc": ("pair-sync", "warning", drop_cluster_waits),
+    "no tcgen05.alloc": ("no-alloc", "error", drop_allocs),
+    "a second alloc past the capacity": ("capacity", "error", second_alloc),
+    "setmaxnreg below a load's registers": ("ld-registers", "error", small_budget),
+    "no relinquish_alloc_permit": ("relinquish", "note", drop_relinquish),
+}
+
+
+def findings(text: str) -> list[tuple[str, str, int]]:
+    (checked,) = tmemviz.check(text=text).subject
+    return [(f.rule, f.severity, f.line) for f in checked.findings]
+
+
+@pytest.mark.parametrize("bug", sorted(CLASSES))
+def test_each_seeded_class_is_found_by_its_rule(bug: str) -> None:
+    rule, severity, seed = CLASSES[bug]
+    seeded, missed = [], []
+    for name in CORRECT:
+        mutated = seed((KERNELS / name).read_text())
+        if mutated is None:
+            continue
+        seeded.append(name)
+        if not any(r == rule and s == severity for r, s, _ in findings(mutated)):
+            missed.append(name)
+    assert len(seeded) >= 2, f"{bug}: seeded into only {seeded}"
+    assert not missed, f"{bug}: {rule} missed in {missed} (seeded into {seeded})"
+
+
+def test_pair_sync_is_seeded_into_two_compilers_kernels() -> None:
+    """CuTe DSL's 2-CTA GEMM, nvcc's CUTLASS kernels: at least two compilers."""
+    seeded = {n for n in CORRECT if drop_cluster_waits((KERNELS / n).read_text()) is not None}
+    assert {"check_cute_dsl_gemm_2cta.ptx", "cutlass_example70_gemm.ptx", "check_cutlass_tmem.ptx"} <= seeded
+
+
+@pytest.mark.parametrize("name", CORRECT)
+def test_kernels_as_built_get_no_error_or_warning_from_the_new_rules(name: str) -> None:
+    known = {"sass_operands.ptx": [("no-alloc", "error", 91)]}
+    found = [f for f in findings((KERNELS / name).read_text()) if f[0] in NEW and f[1] != "note"]
+    assert found == known.get(name, [])
