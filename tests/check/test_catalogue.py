@@ -321,3 +321,49 @@ def test_every_catalogue_rule_is_registered_with_its_severity() -> None:
         "pair-sync": "warning", "no-alloc": "error", "capacity": "error", "ld-registers": "error",
         "relinquish": "note",
     }  # fmt: skip
+
+
+# -- operand-range -----------------------------------------------------------------------------------
+
+SPLIT = HEAD + """.visible .entry split(.param .u64 out) .reqntid 128
+{{
+.reg .b32 %r<20>;
+.shared .align 4 .b32 slot;
+mov.u32 %r4, slot;
+tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 32;
+tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+bar.sync 0;
+ld.shared.b32 %r2, [%r4];
+mov.u32 %r5, 7;
+tcgen05.st.sync.aligned.16x32bx2.x1.unpack::16b.b32 [%r2], {offset}, {{%r5}};
+tcgen05.wait::st.sync.aligned;
+bar.sync 0;
+tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, 32;
+ret;
+}}
+"""
+
+
+def test_an_odd_unpacked_split_offset_is_an_error() -> None:
+    text = SPLIT.format(offset=1)
+    assert rules(text) == [(line_of(text, "tcgen05.st"), "error", "operand-range")]
+    (message,) = [m for _, _, r, m in found(text) if r == "operand-range"]
+    assert "triton PR #10321" in message and "use an even offset (2" in message
+    assert rules(SPLIT.format(offset=2)) == []
+
+
+@pytest.mark.parametrize(("n", "bad"), [(256, False), (384, True), (136, True), (144, False)])
+def test_an_idesc_n_outside_the_table_is_an_error(n: int, bad: bool) -> None:
+    """kind::f16, M=128, .cta_group::1: N a multiple of 16 in 16..256 (PTX 9.7.16.10.1)."""
+    idesc = 0x10 | (n >> 3) << 17 | (128 >> 4) << 24
+    text = CAPACITY.format(free=FREE_FIRST, later="").replace("138412048", str(idesc))
+    text = text.replace("add.s32 %r6, %r2, 256;", "add.s32 %r6, %r2, 0;")
+    lines = [line for line, _, rule in rules(text) if rule == "operand-range"]
+    assert lines == ([line_of(text, "tcgen05.mma"), line_of(text, "tcgen05.mma", 1)] if bad else [])
+
+
+def test_ptxas_accepts_what_operand_range_reports(ptxas: str, tmp_path: Path) -> None:
+    """ptxas checks no operand's value: both faults are the hardware's."""
+    assert assemble(ptxas, tmp_path, SPLIT.format(offset=1)).returncode == 0
+    bad = CAPACITY.format(free=FREE_FIRST, later="").replace("138412048", str(0x10 | 48 << 17 | 8 << 24))
+    assert assemble(ptxas, tmp_path, bad).returncode == 0

@@ -97,3 +97,51 @@ def test_kernels_as_built_get_no_error_or_warning_from_the_new_rules(name: str) 
     known = {"sass_operands.ptx": [("no-alloc", "error", 91)]}
     found = [f for f in findings((KERNELS / name).read_text()) if f[0] in NEW and f[1] != "note"]
     assert found == known.get(name, [])
+
+
+MMA = re.compile(r"tcgen05\.mma\.[\w:.]*\s*(\[[^\]]*\]|[^,]+),([^,]+),([^,]+),\s*(%\w+)")
+
+
+def wide_n(text: str) -> str | None:
+    """The first MMA whose idesc is one constant moved into its register gets N = 384 (bits 17-22)."""
+    for m in MMA.finditer(text):
+        reg = re.escape(m.group(4))
+        found = list(re.finditer(rf"mov\.[bu]32\s+{reg}\s*,\s*(\d+)\s*;", text))
+        if len(found) != 1:
+            continue
+        d = found[0]
+        value = (int(d.group(1)) & ~(0x3F << 17)) | ((384 >> 3) << 17)
+        return text[: d.start(1)] + str(value) + text[d.end(1) :]
+    return None
+
+
+def odd_split(text: str) -> str | None:
+    """The first .16x32bx2 store made .unpack::16b with an odd second-half offset."""
+    m = re.search(r"(tcgen05\.st\.sync\.aligned\.16x32bx2\.x\d+)(\.b32\s*\[[^\]]*\]\s*,\s*)(\d+)", text)
+    if m is None:
+        return None
+    offset = int(m.group(3)) | 1
+    return text[: m.start()] + m.group(1) + ".unpack::16b" + m.group(2) + str(offset) + text[m.end() :]
+
+
+def test_an_idesc_n_past_the_table_is_found_in_real_kernels() -> None:
+    seeded, missed = [], []
+    for name in CORRECT:
+        mutated = wide_n((KERNELS / name).read_text())
+        if mutated is None:
+            continue
+        seeded.append(name)
+        if ("operand-range", "error") not in {(r, s) for r, s, _ in findings(mutated)}:
+            missed.append(name)
+    assert {n.split("_")[0] for n in seeded} >= {"triton", "nvcc"}, seeded
+    assert not missed, f"missed in {missed} (seeded into {seeded})"
+
+
+def test_an_odd_unpacked_split_is_found_in_a_real_kernel() -> None:
+    text = (KERNELS / "triton_split_16x32bx2.ptx").read_text()
+    mutated = odd_split(text)
+    assert mutated is not None and ".unpack::16b.b32 [%r2 + 0], 9," in mutated
+    lines = [line for r, s, line in findings(mutated) if r == "operand-range" and s == "error"]
+    assert lines == [next(i for i, t in enumerate(mutated.splitlines(), 1) if ".unpack::16b" in t)]
+    fixed = mutated.replace("], 9,", "], 10,")
+    assert [r for r, _, _ in findings(fixed) if r == "operand-range"] == []
