@@ -325,7 +325,9 @@ def test_every_catalogue_rule_is_registered_with_its_severity() -> None:
 
 # -- operand-range -----------------------------------------------------------------------------------
 
-SPLIT = HEAD + """.visible .entry split(.param .u64 out) .reqntid 128
+SPLIT = (
+    HEAD
+    + """.visible .entry split(.param .u64 out) .reqntid 128
 {{
 .reg .b32 %r<20>;
 .shared .align 4 .b32 slot;
@@ -342,6 +344,7 @@ tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, 32;
 ret;
 }}
 """
+)
 
 
 def test_an_odd_unpacked_split_offset_is_an_error() -> None:
@@ -367,3 +370,67 @@ def test_ptxas_accepts_what_operand_range_reports(ptxas: str, tmp_path: Path) ->
     assert assemble(ptxas, tmp_path, SPLIT.format(offset=1)).returncode == 0
     bad = CAPACITY.format(free=FREE_FIRST, later="").replace("138412048", str(0x10 | 48 << 17 | 8 << 24))
     assert assemble(ptxas, tmp_path, bad).returncode == 0
+
+
+# -- arrive-count ------------------------------------------------------------------------------------
+
+ARRIVE = (
+    HEAD
+    + """.visible .entry arrive(.param .u64 out) .reqntid 64
+{{
+.reg .b32 %r<20>;
+.reg .b64 %rd<4>;
+.reg .pred %p<4>;
+.shared .align 8 .b64 bar;
+.shared .align 4 .b32 slot;
+mov.u32 %r1, %tid.x;
+shr.u32 %r3, %r1, 5;
+setp.ne.u32 %p1, %r3, 0;
+mov.u32 %r4, slot;
+mov.u32 %r6, bar;
+@%p1 bra WAIT;
+tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 32;
+tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+mbarrier.init.shared::cta.b64 [%r6], {count};
+WAIT:
+bar.sync 0;
+ld.shared.b32 %r2, [%r4];
+@%p1 bra DONE;
+tcgen05.ld.sync.aligned.32x32b.x2.b32 {{%r10, %r11}}, [%r2];
+tcgen05.wait::ld.sync.aligned;
+add.s32 %r12, %r10, %r11;
+{elect}{guard}mbarrier.arrive.shared::cta.b64 %rd1, [%r6];
+tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, 32;
+DONE:
+ret;
+}}
+"""
+)
+ELECT = "elect.sync %r13|%p2, -1;\n"
+
+
+def test_a_whole_warp_arriving_on_a_count_one_barrier_is_a_warning() -> None:
+    text = ARRIVE.format(count=1, elect="", guard="")
+    assert rules(text) == [(line_of(text, "mbarrier.arrive"), "warning", "arrive-count")]
+    (message,) = [m for _, _, r, m in found(text) if r == "arrive-count"]
+    assert f"count 1 on line {line_of(text, 'mbarrier.init')}" in message and "in warp 0" in message
+    assert "triton PR #9498" in message and "arrive from one lane" in message
+
+
+@pytest.mark.parametrize(
+    ("count", "elect", "guard"),
+    [(32, "", ""), (1, ELECT, "@%p2 "), (1, "setp.eq.u32 %p2, %r1, 0;\n", "@%p2 ")],
+)
+def test_one_lane_or_a_count_of_32_is_silent(count: int, elect: str, guard: str) -> None:
+    assert rules(ARRIVE.format(count=count, elect=elect, guard=guard)) == []
+
+
+def test_an_elected_branch_around_the_arrive_is_one_lane() -> None:
+    around = ELECT + "@!%p2 bra SKIP;\n"
+    text = ARRIVE.format(count=1, elect=around, guard="").replace("tcgen05.dealloc", "SKIP:\ntcgen05.dealloc")
+    assert rules(text) == []
+
+
+def test_ptxas_accepts_the_arrive_kernels(ptxas: str, tmp_path: Path) -> None:
+    assert assemble(ptxas, tmp_path, ARRIVE.format(count=1, elect="", guard="")).returncode == 0
+    assert assemble(ptxas, tmp_path, ARRIVE.format(count=1, elect=ELECT, guard="@%p2 ")).returncode == 0

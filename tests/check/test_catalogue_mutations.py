@@ -12,7 +12,10 @@ from check.test_mutations import CORRECT, KERNELS
 
 import tmemviz
 
-NEW = ("pair-sync", "no-alloc", "capacity", "ld-registers", "relinquish", "cta-group-mixed")
+NEW = (
+    "pair-sync", "no-alloc", "capacity", "ld-registers", "relinquish", "cta-group-mixed", "operand-range",
+    "arrive-count",
+)  # fmt: skip
 ALLOC = re.compile(r"^(\s*)(tcgen05\.alloc\.cta_group::([12])[\w:.]*\s*\[([^\]]+)\]\s*,\s*[^;]+;)", re.M)
 LD = re.compile(r"^\s*(?:@!?%\w+\s+)?tcgen05\.ld\.[\w:.]*\s*\{([^}]*)\}", re.M)
 
@@ -145,3 +148,45 @@ def test_an_odd_unpacked_split_is_found_in_a_real_kernel() -> None:
     assert lines == [next(i for i, t in enumerate(mutated.splitlines(), 1) if ".unpack::16b" in t)]
     fixed = mutated.replace("], 9,", "], 10,")
     assert [r for r, _, _ in findings(fixed) if r == "operand-range"] == []
+
+
+def unguarded_arrive(text: str) -> str | None:
+    """The lane guard taken off the first mbarrier.arrive: its own predicate, or the branch around it."""
+    lines = text.splitlines(keepends=True)
+    at = next((i for i, line in enumerate(lines) if re.search(r"\bmbarrier\.arrive", line)), None)
+    if at is None:
+        return None
+    guarded = re.sub(r"^(\s*)@!?%\w+\s+", r"\1", lines[at])
+    if guarded != lines[at]:
+        lines[at] = guarded
+        return "".join(lines)
+    for i in range(at - 1, max(at - 8, 0), -1):
+        if re.match(r"^\s*@!?%\w+\s+bra", lines[i]):
+            del lines[i]
+            return "".join(lines)
+    return None
+
+
+def counts_to_one(text: str) -> str | None:
+    """Every mbarrier.init's count made 1: a barrier a whole warp arrives on (count 32, 128) now expects
+    one arrival."""
+    new = re.sub(r"(mbarrier\.init\.[\w:.]+\s*\[[^\]]+\]\s*,\s*)([^;\s]+)", r"\g<1>1", text)
+    return new if new != text else None
+
+
+@pytest.mark.parametrize(
+    ("seed", "compiler"), [(unguarded_arrive, "cute_dsl"), (counts_to_one, "cutlass_example")]
+)
+def test_a_whole_warp_arriving_on_a_count_one_barrier_is_found(
+    seed: Callable[[str], str | None], compiler: str
+) -> None:
+    """CuTe DSL's elected arrives made whole-warp; CUTLASS's whole-warp arrives on a count-1 barrier."""
+    seeded, found = [], []
+    for name in CORRECT:
+        mutated = seed((KERNELS / name).read_text()) if compiler in name else None
+        if mutated is None:
+            continue
+        seeded.append(name)
+        if ("arrive-count", "warning") in {(r, s) for r, s, _ in findings(mutated)}:
+            found.append(name)
+    assert len(seeded) >= 2 and found == seeded, (seeded, found)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tmemviz.errors import TmemvizError
+from tmemviz.families.check.arrivals import arrive_findings
 from tmemviz.families.check.budget import Peak, peaks, register_findings
 from tmemviz.families.check.findings import Finding, ordered
 from tmemviz.families.check.groups import Groups
@@ -58,7 +59,7 @@ class Checker:
             return
         found = [
             *lifetime_findings(a, TMEM_COLUMNS), *outside_findings(a), *hazard_findings(a), *_budget(a),
-            *pair_findings(a), *register_findings(a),
+            *pair_findings(a), *register_findings(a), *arrive_findings(a),
         ]  # fmt: skip
         new = peaks(a)
         self.peaks += new

@@ -104,6 +104,13 @@ RULES = (
         "cannot be allocated (ptxas refuses or crashes: NVIDIA/cutlass#3420).",
     ),
     Rule(
+        "arrive-count",
+        "all 32 lanes of a warp arrive on an mbarrier initialised with count 1",
+        "PTX ISA, mbarrier.init: the count is the arrivals that complete a phase; 32 of them over-advance "
+        "it, and the pipeline hangs or races (triton PR #9498).",
+        level="warning",
+    ),
+    Rule(
         "operand-range",
         "an operand value ptxas accepts but the hardware faults on: an idesc M/N outside the PTX table, "
         "an odd .16x32bx2 .unpack::16b split offset",
