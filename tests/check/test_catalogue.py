@@ -434,3 +434,31 @@ def test_an_elected_branch_around_the_arrive_is_one_lane() -> None:
 def test_ptxas_accepts_the_arrive_kernels(ptxas: str, tmp_path: Path) -> None:
     assert assemble(ptxas, tmp_path, ARRIVE.format(count=1, elect="", guard="")).returncode == 0
     assert assemble(ptxas, tmp_path, ARRIVE.format(count=1, elect=ELECT, guard="@%p2 ")).returncode == 0
+
+
+# -- SARIF -------------------------------------------------------------------------------------------
+
+
+def test_sarif_carries_the_catalogue_rules_with_their_help(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from cli_run import run
+
+    from tmemviz.families.check.rules import RULES
+
+    path = tmp_path / "pair.ptx"
+    path.write_text(PAIR.format(before="", between=""))
+    code, out, err = run(capsys, "check", str(path), "--format", "sarif")
+    assert (code, err) == (1, "")
+    (sarif_run,) = json.loads(out)["runs"]
+    rules_ = {r["id"]: r for r in sarif_run["tool"]["driver"]["rules"]}
+    index = {r.id: i for i, r in enumerate(RULES)}
+    for rule in ("pair-sync", "no-alloc", "capacity", "ld-registers", "arrive-count", "operand-range"):
+        descriptor = rules_[rule]
+        assert descriptor["helpUri"].endswith(f"docs/check.md#{rule}")
+        assert BY_ID[rule].why in descriptor["help"]["text"]
+    (result,) = sarif_run["results"]
+    assert result["ruleId"] == "pair-sync" and result["level"] == "warning"
+    assert result["ruleIndex"] == index["pair-sync"] and "cutlass#3435" in result["message"]["text"]
