@@ -462,3 +462,10 @@ def test_sarif_carries_the_catalogue_rules_with_their_help(
     (result,) = sarif_run["results"]
     assert result["ruleId"] == "pair-sync" and result["level"] == "warning"
     assert result["ruleIndex"] == index["pair-sync"] and "cutlass#3435" in result["message"]["text"]
+
+
+def test_lanes_that_returned_do_not_arrive() -> None:
+    """After `@%p ret` on a lane test, only the lanes left arrive: not counted 32 times."""
+    early = "setp.ne.u32 %p3, %r1, 0;\n@%p3 ret;\n"
+    text = ARRIVE.format(count=1, elect=early, guard="")
+    assert [r for r in rules(text) if r[2] == "arrive-count"] == []

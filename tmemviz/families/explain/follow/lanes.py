@@ -8,7 +8,8 @@ again once it is ``%tid`` shifted right (or divided) by 32 or more, or comes fro
 warp index). Anything else computed from such a value may differ: the over-approximation can only make
 fewer instructions "every lane", never more. An instruction runs in every lane of the warps that reach it
 when it has no guard and lies in no block that a lane-dependent branch decides (control dependence:
-reachable from the branch without passing its immediate post-dominator). Pure: no I/O.
+reachable from the branch without passing its immediate post-dominator), and follows no ``ret``/``exit``
+that only some lanes may take. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -87,9 +88,12 @@ class Lanes:
         ipdom = graph.ipdom
         for b in graph.blocks:
             last = code[b.index][-1] if code[b.index] else None
-            if last is None or last.guard is None or len(b.succ) < 2:
+            if last is None or last.guard is None or last.guard.lstrip("!") not in self.tainted:
                 continue
-            if last.guard.lstrip("!") not in self.tainted:
+            if last.head in ("ret", "exit", "trap"):  # some lanes leave: after it, not every lane is there
+                out |= graph.reaches(b.succ)
+                continue
+            if len(b.succ) < 2:
                 continue
             stop = ipdom.get(b.index, -1)
             avoid = frozenset((stop,)) if stop >= 0 else frozenset()
