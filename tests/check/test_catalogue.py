@@ -469,3 +469,14 @@ def test_lanes_that_returned_do_not_arrive() -> None:
     early = "setp.ne.u32 %p3, %r1, 0;\n@%p3 ret;\n"
     text = ARRIVE.format(count=1, elect=early, guard="")
     assert [r for r in rules(text) if r[2] == "arrive-count"] == []
+
+
+def test_a_call_may_hold_the_cluster_barrier() -> None:
+    """The analysis does not look inside a called function: a call before the dealloc may wait."""
+    helper = ".func sync_cluster()\n{\n" + SYNC + "ret;\n}\n"
+    text = PAIR.format(before="", between="call.uni sync_cluster;\n").replace(
+        ".visible .entry pair", helper + ".visible .entry pair"
+    )
+    assert [r for r in rules(text) if r[2] == "pair-sync"] == []
+    without = text.replace("call.uni sync_cluster;\n", "")
+    assert (line_of(without, "tcgen05.dealloc"), "warning", "pair-sync") in rules(without)

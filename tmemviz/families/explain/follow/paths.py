@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
+from tmemviz.families.explain.follow.follower import RUNTIME
 from tmemviz.ptx.body import Instruction
 
 START = "start"
@@ -72,9 +73,17 @@ def _step(ins: Instruction, values: frozenset[Any], gen: Gen) -> frozenset[Any]:
 
 
 def cluster_wait(ins: Instruction) -> Hashable | None:
-    """``barrier.cluster.wait`` (PTX 9.7.13.4: it waits until every non-exited thread of the cluster has
-    run ``barrier.cluster.arrive``)."""
-    return "wait" if ins.opcode.startswith("barrier.cluster.wait") else None
+    """``barrier.cluster.wait`` (PTX ISA, barrier.cluster: it waits until every non-exited thread of the
+    cluster has run ``barrier.cluster.arrive``), or a call to a function that may hold one (not one of the
+    device runtime's): the analysis does not look inside, so it does not claim the wait is missing."""
+    if ins.opcode.startswith("barrier.cluster.wait"):
+        return "wait"
+    if ins.head == "call":
+        named = [p.strip() for p in ins.rest.split(",") if p.strip() and not p.strip().startswith("(")]
+        callee = named[0] if named else "?"
+        if callee not in RUNTIME and not callee.startswith("__nv_"):
+            return "call"
+    return None
 
 
 def register_count(ins: Instruction) -> Hashable | None:
