@@ -52,12 +52,15 @@ def _inits(a: Analysed) -> dict[Any, tuple[int | None, int]]:
     """Place -> (its init count, the init's line); a place initialised with two counts is left out."""
     out: dict[Any, tuple[int | None, int]] = {}
     clash: set[Any] = set()
+    defs: dict[str, list[Any]] | None = None
     for t in a.traces:
         for ins, places in t.barriers:
             if not ins.opcode.startswith("mbarrier.init") or not places or len(places) != 1:
                 continue
             operands = _operands(ins)
-            count = _constant(a, operands[1]) if len(operands) > 1 else None
+            if defs is None:
+                defs = _definitions(a)
+            count = _constant(defs, operands[1]) if len(operands) > 1 else None
             (place,) = places
             if place in out and out[place][0] != count:
                 clash.add(place)
@@ -72,12 +75,21 @@ def _operands(ins: Any) -> list[str]:
         return []
 
 
-def _constant(a: Analysed, operand: str) -> int | None:
+def _definitions(a: Analysed) -> dict[str, list[Any]]:
+    """Register -> the instructions that write it."""
+    defs: dict[str, list[Any]] = {}
+    for ins in a.body.instructions:
+        for w in a.plan.writes(ins):
+            defs.setdefault(w, []).append(ins)
+    return defs
+
+
+def _constant(defs: dict[str, list[Any]], operand: str) -> int | None:
     """An immediate, or the one constant the register is ever moved."""
     value = parse_immediate(operand)
     if value is not None:
         return value
-    defs = [i for i in a.body.instructions if operand in a.plan.writes(i)]
-    if len(defs) != 1 or defs[0].head != "mov":
+    found = defs.get(operand, [])
+    if len(found) != 1 or found[0].head != "mov":
         return None
-    return parse_immediate(defs[0].text.split(",")[-1].strip())
+    return parse_immediate(found[0].text.split(",")[-1].strip())

@@ -34,16 +34,28 @@ class Lanes:
 
     @cached_property
     def tainted(self) -> frozenset[str]:
-        """Registers whose value may differ between the lanes of one warp (a fixed point over the body)."""
+        """Registers whose value may differ between the lanes of one warp: from the instructions that read
+        the lane's position, along the registers each writes to the instructions that read them. Only
+        the plan's slice is followed: it holds every instruction a branch's or exit's predicate is
+        computed from (:attr:`~tmemviz.families.explain.follow.plan.Plan.relevant`), all this asks about."""
+        readers: dict[str, list[Instruction]] = {}
+        todo: list[Instruction] = []
+        relevant = self.plan.relevant
+        for ins in self.body.instructions:
+            if ins.index not in relevant:
+                continue
+            for r in self.plan.reads(ins):
+                readers.setdefault(r, []).append(ins)
+            if ins.head == "elect" or any(s in ins.text for s in SOURCES):
+                todo.append(ins)
         out: set[str] = set()
-        changed = True
-        while changed:
-            changed = False
-            for ins in self.body.instructions:
-                writes = [w for w in self.plan.writes(ins) if w not in out]
-                if writes and self._differs(ins, out):
-                    out.update(writes)
-                    changed = True
+        while todo:
+            ins = todo.pop()
+            writes = [w for w in self.plan.writes(ins) if w not in out]
+            if writes and self._differs(ins, out):
+                out.update(writes)
+                for w in writes:
+                    todo.extend(readers.get(w, ()))
         return frozenset(out)
 
     def _differs(self, ins: Instruction, tainted: set[str]) -> bool:
@@ -85,7 +97,6 @@ class Lanes:
         """Blocks some lane-dependent branch decides."""
         graph, code = self.plan.graph, self.plan.code
         out: set[int] = set()
-        ipdom = graph.ipdom
         for b in graph.blocks:
             last = code[b.index][-1] if code[b.index] else None
             if last is None or last.guard is None or last.guard.lstrip("!") not in self.tainted:
@@ -95,7 +106,7 @@ class Lanes:
                 continue
             if len(b.succ) < 2:
                 continue
-            stop = ipdom.get(b.index, -1)
+            stop = graph.ipdom.get(b.index, -1)  # computed on first use, kept
             avoid = frozenset((stop,)) if stop >= 0 else frozenset()
             out |= graph.reaches([s for s in b.succ if s != stop], avoid)
         return frozenset(out)
