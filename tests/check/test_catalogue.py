@@ -316,10 +316,12 @@ def test_no_relinquish_is_a_note() -> None:
 
 
 def test_every_catalogue_rule_is_registered_with_its_severity() -> None:
-    levels = {r: BY_ID[r].level for r in ("pair-sync", "no-alloc", "capacity", "ld-registers", "relinquish")}
+    names = ("pair-sync", "no-alloc", "capacity", "ld-registers", "arrive-count", "operand-range",
+             "alloc-overlap", "relinquish")  # fmt: skip
+    levels = {r: BY_ID[r].level for r in names}
     assert levels == {
         "pair-sync": "warning", "no-alloc": "error", "capacity": "error", "ld-registers": "error",
-        "relinquish": "note",
+        "arrive-count": "warning", "operand-range": "error", "alloc-overlap": "warning", "relinquish": "note",
     }  # fmt: skip
 
 
@@ -480,3 +482,55 @@ def test_a_call_may_hold_the_cluster_barrier() -> None:
     assert [r for r in rules(text) if r[2] == "pair-sync"] == []
     without = text.replace("call.uni sync_cluster;\n", "")
     assert (line_of(without, "tcgen05.dealloc"), "warning", "pair-sync") in rules(without)
+
+
+# -- alloc-overlap -----------------------------------------------------------------------------------
+
+TMA = (
+    HEAD
+    + """.extern .shared .align 1024 .b8 smem[];
+.visible .entry tma(.param .u64 tmap) .reqntid 128
+{{
+.reg .b32 %r<20>;
+.reg .b64 %rd<4>;
+.reg .pred %p<4>;
+.shared .align 8 .b64 bar;
+mov.u32 %r1, %tid.x;
+setp.ne.u32 %p1, %r1, 0;
+mov.u32 %r4, smem;
+add.s32 %r5, %r4, {word};
+mov.u32 %r6, bar;
+ld.param.u64 %rd1, [tmap];
+tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r5], 32;
+tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+@%p1 bra WAIT;
+mbarrier.init.shared::cta.b64 [%r6], 1;
+mov.u32 %r7, 0;
+mbarrier.arrive.expect_tx.shared::cta.b64 %rd2, [%r6], 8192;
+cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r4], [%rd1, {{%r7, %r7}}],
+  [%r6];
+WAIT:
+bar.sync 0;
+ld.shared.b32 %r2, [%r5];
+bar.sync 0;
+tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, 32;
+ret;
+}}
+"""
+)
+
+
+@pytest.mark.parametrize(("word", "overlaps"), [(0, True), (12, True), (16, False), (8192, False)])
+def test_an_alloc_word_inside_a_tma_destination_is_a_warning(word: int, overlaps: bool) -> None:
+    """Within the box's first 16 bytes: written whatever the box; past them: not claimed."""
+    text = TMA.format(word=word)
+    found_ = [r for r in rules(text) if r[2] == "alloc-overlap"]
+    assert found_ == ([(line_of(text, "tcgen05.alloc"), "warning", "alloc-overlap")] if overlaps else [])
+    if overlaps:
+        (message,) = [m for _, _, r, m in found(text) if r == "alloc-overlap"]
+        assert f"TMA load on line {line_of(text, 'cp.async.bulk.tensor')}" in message
+        assert "TLX PR #1449" in message and "a place of its own" in message
+
+
+def test_ptxas_accepts_the_overlapping_kernel(ptxas: str, tmp_path: Path) -> None:
+    assert assemble(ptxas, tmp_path, TMA.format(word=0)).returncode == 0

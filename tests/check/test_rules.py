@@ -56,7 +56,7 @@ def test_rules_have_stable_unique_ids() -> None:
     assert [r.id for r in RULES] == [
         "alloc-columns", "outside-allocation", "never-freed", "dealloc-mismatch", "use-after-dealloc",
         "dealloc-twice", "cta-group-mixed", "pair-sync", "no-alloc", "capacity", "ld-registers",
-        "arrive-count", "operand-range", "relinquish", "target", "wait-ld", "unreadable",
+        "arrive-count", "operand-range", "alloc-overlap", "relinquish", "target", "wait-ld", "unreadable",
     ]  # fmt: skip
     assert len(BY_ID) == len(RULES) and SEVERITIES == ("error", "warning", "note")
 

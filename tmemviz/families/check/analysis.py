@@ -22,6 +22,7 @@ from tmemviz.families.check.groups import Groups
 from tmemviz.families.check.hazards import hazard_findings
 from tmemviz.families.check.legality import operand_findings
 from tmemviz.families.check.lifetimes import lifetime_findings
+from tmemviz.families.check.overlap import overlap_findings
 from tmemviz.families.check.protocol import calls, no_alloc_findings, pair_findings, relinquish_findings
 from tmemviz.families.check.reach import outside_findings
 from tmemviz.families.explain.follow.follower import callees_of
@@ -59,7 +60,7 @@ class Checker:
             return
         found = [
             *lifetime_findings(a, TMEM_COLUMNS), *outside_findings(a), *hazard_findings(a), *_budget(a),
-            *pair_findings(a), *register_findings(a), *arrive_findings(a),
+            *pair_findings(a), *register_findings(a), *arrive_findings(a), *overlap_findings(a),
         ]  # fmt: skip
         new = peaks(a)
         self.peaks += new

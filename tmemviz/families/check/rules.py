@@ -118,6 +118,13 @@ RULES = (
         "triton PR #10321: an odd second-half offset with .unpack::16b is a misaligned address.",
     ),
     Rule(
+        "alloc-overlap",
+        "the shared-memory word tcgen05.alloc writes its address to lies inside a TMA load's destination",
+        "PTX ISA, tcgen05.alloc writes the address to [dst]; a TMA box of at least 16 bytes written over it "
+        "destroys the address or the tile (TLX PR #1449: wrong MMA results).",
+        level="warning",
+    ),
+    Rule(
         "relinquish",
         "a kernel allocates Tensor Memory and never runs tcgen05.relinquish_alloc_permit (a note)",
         "PTX ISA, tcgen05.relinquish_alloc_permit: the CTA gives up the right to allocate; without it other "
