@@ -84,6 +84,8 @@ class Trace:
     deallocs: list[tuple[Instruction, Any, frozenset[str], int | None]] = field(default_factory=list)
     exits: list[tuple[int, dict[Any, frozenset[str]]]] = field(default_factory=list)
     hazards: list[Hazard] = field(default_factory=list)
+    barriers: list[tuple[Instruction, frozenset[Any] | None]] = field(default_factory=list)
+    """Each mbarrier instruction run and the places its address may name (None: not known)."""
     waits: set[Any] = field(default_factory=set)
     """The mbarriers this warp waits on (``mbarrier.try_wait``/``test_wait``), by place; None: one whose
     place is not known."""
@@ -211,9 +213,11 @@ class Machine(Operands):
         if ins.head == "tcgen05":
             self._tcgen05(ins, s, truth is None)
             return
-        if self._trace is not None and ins.head == "mbarrier" and "wait" in ins.opcode:
+        if self._trace is not None and ins.head == "mbarrier":
             places = self.barrier(ins, s.regs)
-            self._trace.waits.update(places if places is not None else (None,))
+            self._trace.barriers.append((ins, places))
+            if "wait" in ins.opcode:
+                self._trace.waits.update(places if places is not None else (None,))
         if s.pending:
             s.pending = after_other(self, ins, s, self._trace)
         if ins.index in relevant:
