@@ -43,6 +43,9 @@ NAME = 26
 STRIP = 72
 """A band's height: 128 lanes in 0.72 inch (32 lanes hold a 9 pt label)."""
 GAP = 10
+MIN_H = 6
+"""The least height of a region, in units (a one-lane region would be a hairline)."""
+MIN_W_IN = 0.05
 CHAR_IN = 0.6 * TEXT_PT / 72
 """A label character's width: DejaVu Sans Mono advances 0.6 em."""
 MAX_PANELS = 12
@@ -283,6 +286,9 @@ def columns_panel(alloc: Any, regions: Sequence[Any], marks: Sequence[Any]) -> t
             y = strip + rect.lanes[0] * STRIP / TMEM_LANES
             h = (rect.lanes[1] - rect.lanes[0] + 1) * STRIP / TMEM_LANES
             w = rect.cols[1] - rect.cols[0] + 1
+            # A region of a lane or a column (a scale factor's address) is drawn big enough to see.
+            h, w = max(h, MIN_H), max(w, MIN_W_IN * width / WIDTH_IN)
+            y, x = min(y, strip + STRIP - h), min(rect.cols[0], width - w)
             bad = rect.outside or clashes(rect, band, d)
             flags |= {"outside"} if bad else set()
             tips = [describe(r) for r in sorted(rect.regions, key=lambda r: r.line)]
@@ -304,13 +310,13 @@ def columns_panel(alloc: Any, regions: Sequence[Any], marks: Sequence[Any]) -> t
                 fill = KINDS[band.kind][1]
             for k, line in enumerate(lines):  # one box per line, so the page finds each
                 label = text if fits and k == len(lines) - 1 else ""
-                boxes.append(Box(rect.cols[0], y, w, h, fill, label, tip, not rect.exact and bool(label),
+                boxes.append(Box(x, y, w, h, fill, label, tip, not rect.exact and bool(label),
                                  _data(line, rect.lanes, rect.cols)))  # fmt: skip
             if split:
                 boxes.append(Box(allocated, y, rect.cols[1] - allocated + 1, h, OUTSIDE, "", tip))
             if flagged & set(lines):
                 flags.add("finding")
-                outlines.append(Outline(rect.cols[0], y, w, h, 2.5, FINDING))
+                outlines.append(Outline(x, y, w, h, 2.5, FINDING))
         top = strip + STRIP + GAP
     markers = (
         ((float(alloc.columns), "end of allocation"),) if alloc.columns and alloc.columns < width else ()
