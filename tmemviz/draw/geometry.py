@@ -102,7 +102,7 @@ def legend_keys(spec: FigureSpec, width_in: float) -> tuple[tuple[Key, ...], flo
     >>> from tmemviz.draw.spec import FigureSpec, Swatch
     >>> keys, height = legend_keys(FigureSpec("t", "", (), (Swatch("#fff", "read"),) * 2, 9.0), 10.0)
     >>> [(round(k.x, 2), round(k.y, 2)) for k in keys], round(height, 2)
-    ([(0.55, 0.6), (1.56, 0.6)], 0.3)
+    ([(0.55, 0.6), (1.49, 0.6)], 0.34)
     """
     if not spec.legend:
         return (), 0.0
