@@ -21,8 +21,10 @@ from tmemviz.catalog import Catalog
 from tmemviz.draw.spec import Box, FigureSpec, Note, Outline, Panel, Swatch
 from tmemviz.families.explain.mapbands import (
     ALLOCATED,
+    EDGE,
     FINDING,
     KINDS,
+    LIVE,
     OUTSIDE,
     PAST,
     Band,
@@ -158,6 +160,7 @@ def legend(kinds: set[str], flags: set[str]) -> tuple[Swatch, ...]:
     """The colours the map uses, each with its meaning: the kinds of user drawn, then the background."""
     out = [Swatch(KINDS[k][1], KINDS[k][0]) for k in KINDS if k in kinds]
     out += [Swatch(ALLOCATED, "allocated"), Swatch(PAST, "past the allocation")]
+    out += [Swatch(LIVE, "lines from alloc to dealloc"), Swatch(EDGE, "alloc, dealloc")]
     if "outside" in flags:
         out.append(Swatch(OUTSIDE, "outside the allocation, or a copy into an MMA's D"))
     if "finding" in flags:
@@ -194,7 +197,7 @@ def lifetime_panel(path: str, kernel: Any, alloc: Any, regions: Sequence[Any], m
     end = max(alloc.frees) if alloc.frees else last
     boxes = [
         Box(0, 34, width, 12, "#f4f4f4", "", f"kernel {kernel.name or '?'}: lines {first}-{last}"),
-        Box(x(alloc.line), 30, max(2.0, x(end) - x(alloc.line)), 20, "#c6dbef", "",
+        Box(x(alloc.line), 30, max(2.0, x(end) - x(alloc.line)), 20, LIVE, "",
             f"allocated from line {alloc.line} to line {end}" if alloc.frees else "allocated, never freed"),
     ]  # fmt: skip
     ticks: dict[tuple[int, str], list[Any]] = {}
@@ -204,10 +207,10 @@ def lifetime_panel(path: str, kernel: Any, alloc: Any, regions: Sequence[Any], m
         boxes.append(Box(x(line) - 1, 30, 2, 20, KINDS[kind][1], "", describe(rs[0]), data=_data(line)))
     who = warps_text(alloc.by)
     made = f"line {alloc.line}: tcgen05.alloc" + (f" by {who}" if who else "")
-    boxes.append(Box(x(alloc.line) - 1.5, 26, 3, 28, "#333333", "", made, data=_data(alloc.line)))
+    boxes.append(Box(x(alloc.line) - 1.5, 26, 3, 28, EDGE, "", made, data=_data(alloc.line)))
     for line in alloc.frees:
         boxes.append(
-            Box(x(line) - 1.5, 26, 3, 28, "#333333", "", f"line {line}: tcgen05.dealloc", data=_data(line))
+            Box(x(line) - 1.5, 26, 3, 28, EDGE, "", f"line {line}: tcgen05.dealloc", data=_data(line))
         )
     for f in marks:
         boxes.append(Box(x(f.line) - 2, 22, 4, 36, FINDING, "", _finding_text(f), data=_data(f.line)))

@@ -35,6 +35,8 @@ CLASHING = ("A", "scales", "metadata", "cp", "shift")
 ALLOCATED, PAST, OUTSIDE, FINDING = "#eeeeee", "#ffffff", "#e31a1c", "#6a00a8"
 """Allocated columns, columns past the allocation, cells outside it, and what marks a finding (a colour
 of its own, so a frame shows on the error colour too)."""
+LIVE, EDGE = "#c6dbef", "#333333"
+"""The lifetime: lines from the alloc to the last dealloc, and the alloc and dealloc marks."""
 
 
 def kind_of(region: Any) -> str:
