@@ -127,7 +127,9 @@ class Machine(Operands):
             life[k] = life.get(k, frozenset((NONE,))) | v
         for k in a.life.keys() - b.life.keys():
             life[k] = life[k] | {NONE}
-        return State(regs, life, joined(a.pending, b.pending), tuple(dict.fromkeys(a.stored + b.stored)))
+        # Paths from one place mostly carry the same stores: compare before hashing every one.
+        stored = a.stored if a.stored == b.stored else tuple(dict.fromkeys(a.stored + b.stored))
+        return State(regs, life, joined(a.pending, b.pending), stored)
 
     def widen(self, old: State, new: State) -> State:
         regs = {}
