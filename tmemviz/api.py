@@ -36,7 +36,9 @@ KINDS: tuple[ShapeKind[Any], ...] = (LDST, CP)
 
 PathLike = Union[str, "os.PathLike[str]"]
 Taddr = Union[str, int, tuple[int, int], None]
-Files = Union[PathLike, Sequence[PathLike]]
+Held = Any
+"""What explain and check take: a path, PTX or SASS text, cubin bytes, an object with ``.asm``, or a list
+of them (sorted by :mod:`tmemviz.sources`, which says what is wrong in one sentence)."""
 Layouts = Optional[Sequence[PathLike]]
 
 
@@ -322,25 +324,25 @@ def idesc(
 
 
 @checked
-def explain(files: Files = (), text: Optional[str] = None, layouts: Layouts = None) -> Document:
-    """Every tcgen05 instruction of whole PTX modules (``tmemviz explain``); ``files`` are streamed
-    (``-`` is stdin), ``text`` is PTX given as a string."""
-    from tmemviz.families.explain.source import explain_sources
+def explain(files: Held = (), text: Optional[str] = None, layouts: Layouts = None) -> Document:
+    """Every tcgen05 instruction of whole PTX modules, SASS listings or cubins (``tmemviz explain``).
 
-    return explain_sources(_paths(files), text, catalog(layouts))
+    ``files`` is what you hold, or a list of them: a path (``-`` is stdin), PTX or SASS text (told by
+    its content), cubin bytes, or a compiled kernel whose ``.asm`` holds ``"ptx"`` or ``"cubin"``
+    (Triton's ``CompiledKernel``); ``text`` is PTX given as a string."""
+    from tmemviz.sources import explain_held
+
+    return explain_held(files, text, catalog(layouts))
 
 
 @checked
-def check(files: Files = (), text: Optional[str] = None, layouts: Layouts = None) -> Document:
+def check(files: Held = (), text: Optional[str] = None, layouts: Layouts = None) -> Document:
     """TMEM findings of whole PTX modules (``tmemviz check``): ``.cells`` are the files, each with its
-    ``findings``; ``save("map.png")`` draws the kernels' TMEM map. ``-`` is stdin, ``text`` PTX itself."""
-    from tmemviz.families.check.document import check_files
+    ``findings``; ``save("map.png")`` draws the kernels' TMEM map. ``files`` is what ``explain`` takes
+    (paths, directories, PTX text, compiled kernels; check judges PTX, so not SASS or cubins)."""
+    from tmemviz.sources import check_held
 
-    return check_files(_paths(files), text, catalog(layouts))
-
-
-def _paths(files: Files) -> Sequence[PathLike]:
-    return [files] if isinstance(files, (str, os.PathLike)) else files
+    return check_held(files, text, catalog(layouts))
 
 
 @checked
