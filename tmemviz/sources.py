@@ -188,12 +188,15 @@ def explain_held(given: Any, text: str | None, catalog: Any) -> Any:
     found = held(given, for_check=False, text=text)
     texts = [(name, t.splitlines()) for name, t in found.texts]
     if not found.cubins:
-        return explain_sources(found.paths, None, catalog, named=texts)
-    # Every record is made before explain_sources returns (the TMEM map reads no input again), so the
-    # cubins' temporary files are not needed after it.
-    with tempfile.TemporaryDirectory(prefix="tmemviz-") as folder:
-        cubins = cubin_sources(found.cubins, folder)
-        return explain_sources(found.paths, None, catalog, named=[*texts, *cubins])
+        doc = explain_sources(found.paths, None, catalog, named=texts)
+    else:
+        # Every record is made before explain_sources returns (the TMEM map reads no input again), so the
+        # cubins' temporary files are not needed after it.
+        with tempfile.TemporaryDirectory(prefix="tmemviz-") as folder:
+            cubins = cubin_sources(found.cubins, folder)
+            doc = explain_sources(found.paths, None, catalog, named=[*texts, *cubins])
+    doc.notebook = ("instructions",)  # a notebook shows the per-instruction table above the TMEM map
+    return doc
 
 
 def check_held(given: Any, text: str | None, catalog: Any) -> Any:
@@ -212,4 +215,6 @@ def check_held(given: Any, text: str | None, catalog: Any) -> Any:
             raise TmemvizError(f"{'the text' if name.startswith('<text') else name} is empty; {READS}")
         checked.append(check_file(name, t.splitlines(), catalog))
     run.status = status(checked)
-    return check_document(checked, run)
+    doc = check_document(checked, run)
+    doc.notebook = ("findings",)  # a notebook shows the findings above the TMEM map
+    return doc
