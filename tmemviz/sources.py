@@ -82,8 +82,9 @@ def held(given: Any, *, for_check: bool, text: str | None = None) -> Held:
         _sort(item, out, command)
     if text is not None:
         out.texts.append(("<text>", text))
-    if len(out.texts) > 1:  # several texts: numbered, so each record says which one it came from
-        out.texts = [(f"<text {i}>" if n == "<text>" else n, t) for i, (n, t) in enumerate(out.texts, 1)]
+    if [n for n, _ in out.texts].count("<text>") > 1:  # numbered, so each record says which text it is
+        numbers = iter(range(1, len(out.texts) + 1))
+        out.texts = [(f"<text {next(numbers)}>" if n == "<text>" else n, t) for n, t in out.texts]
     return out
 
 
