@@ -162,3 +162,15 @@ def test_the_reader_package_and_the_api_keep_their_names() -> None:
 
     assert not callable(tmemviz.ptx) and tmemviz.ptx.line.parse_line is not None
     assert callable(tmemviz.explain) and callable(tmemviz.check)
+
+
+def test_emit_is_the_ptx_command() -> None:
+    """``tmemviz ptx`` in Python is ``tmemviz.emit`` (``tmemviz.ptx`` names the reader package)."""
+    doc = tmemviz.emit("SM100_TMEM_LOAD_16dp256b4x")
+    assert [c.dialect for c in doc.cells] == ["ptx", "cuda", "cccl", "cutlass", "cute-dsl", "gluon"]
+    (cccl,) = tmemviz.emit("SM100_TMEM_LOAD_16dp256b4x", emit="cccl").cells
+    assert cccl.code == "cuda::ptx::tcgen05_ld_16x256b(r, taddr);"
+    with pytest.raises(TmemvizError, match=r"--multicast applies to tcgen05\.cp"):
+        tmemviz.emit("16x256b", multicast="warpx4")
+    with pytest.raises(TmemvizError, match="--emit must be ptx, cuda, cccl, cutlass, cute-dsl, gluon or all"):
+        tmemviz.emit("16x256b", emit="rust")

@@ -18,7 +18,7 @@ __version__ = "0.2.0"
 
 API = (
     *("layout", "pack", "cp", "decompress", "smem", "desc", "tile", "shift", "scales", "datapath"),
-    *("idesc", "explain", "check"),
+    *("idesc", "explain", "check", "emit"),
 )
 """The functions of :mod:`tmemviz.api`, one per command that shows something."""
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         datapath,
         decompress,
         desc,
+        emit,
         explain,
         idesc,
         layout,
@@ -51,6 +52,7 @@ __all__ = [
     "datapath",
     "decompress",
     "desc",
+    "emit",
     "explain",
     "idesc",
     "layout",

@@ -22,8 +22,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tmemviz.draw.document import Document
     from tmemviz.draw.table import Block, Cell
+
+Document = Any
+"""A :class:`tmemviz.draw.document.Document` (which imports this module: named here, not imported)."""
 
 PNG_DPI = 72
 """The PNG's resolution: the schematic stays a few tens of KB (the full figure is ``save("x.png")``)."""
@@ -65,11 +67,11 @@ def bundle(doc: Document, include: Any = None, exclude: Any = None) -> dict[str,
 
 def png(doc: Document) -> bytes | None:
     """The schematic as PNG bytes (IPython base64-encodes them), or None where there is none to draw."""
-    from tmemviz.draw.document import figure_bytes, figure_spec
+    from tmemviz.draw import figure
     from tmemviz.errors import TmemvizError
 
     try:
-        return figure_bytes(figure_spec(doc, "schematic"), "png", PNG_DPI)
+        return figure.render(figure.draw(doc.figure("schematic")), "png", PNG_DPI)
     except TmemvizError:  # a result whose figure cannot be drawn shows its HTML and text only
         return None
 
@@ -77,7 +79,6 @@ def png(doc: Document) -> bytes | None:
 def notebook_html(doc: Document, detail: str = "auto") -> str:
     """The HTML a notebook shows: ``doc.notebook``'s tables (collapsible), then the figure's page in a
     sandboxed frame; a result without a figure shows its table as text."""
-    from tmemviz.draw.document import plain_text
     from tmemviz.errors import TmemvizError
 
     parts = [STYLE, '<div class="tmemviz-nb">']
@@ -87,7 +88,7 @@ def notebook_html(doc: Document, detail: str = "auto") -> str:
         parts.append(f'<p class="note">note: {html.escape(note)}</p>')
     if doc.figure is None:
         if not doc.notebook:
-            parts.append(f"<pre>{html.escape(plain_text(doc, width=100))}</pre>")
+            parts.append(f"<pre>{html.escape(doc.to_text(width=100))}</pre>")
     else:
         try:
             shown = frame(doc, detail)
@@ -102,12 +103,11 @@ def frame(doc: Document, detail: str = "auto") -> str:
     """The interactive page in an ``<iframe srcdoc>`` filled by a short script from the gzip-compressed
     page, so its own Content-Security-Policy and script apply inside the frame only: nothing loads
     from the network and nothing touches the notebook."""
-    from tmemviz.draw.document import figure_spec
     from tmemviz.draw.geometry import place
     from tmemviz.draw.html import PX_PER_IN
     from tmemviz.draw.html import page as html_page
 
-    spec = figure_spec(doc, detail)
+    spec = doc.figure(detail)
     height = int(place(spec).height_in * PX_PER_IN) + 220  # the page's header, caption and help text
     packed = base64.b64encode(gzip.compress(html_page(spec), mtime=0)).decode()
     key = "tmemviz-" + uuid.uuid4().hex[:12]
