@@ -174,3 +174,15 @@ def test_emit_is_the_ptx_command() -> None:
         tmemviz.emit("16x256b", multicast="warpx4")
     with pytest.raises(TmemvizError, match="--emit must be ptx, cuda, cccl, cutlass, cute-dsl, gluon or all"):
         tmemviz.emit("16x256b", emit="rust")
+
+
+def test_a_module_given_on_the_command_line_as_a_name_is_clipped(capsys: pytest.CaptureFixture[str]) -> None:
+    """``tmemviz explain "$(cat k.ptx)"``: the shell hands the text over as a file name; the refusal
+    quotes a clipped stretch of it, not the module."""
+    from cli_run import bad
+
+    text = BIG.read_text()
+    for command in ("explain", "check"):
+        message = bad(capsys, command, text)
+        assert message.startswith("tmemviz: cannot read ") and f"({len(text)} characters)" in message
+        assert len(message) < 400 and "\n" not in message.strip()

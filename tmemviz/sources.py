@@ -24,12 +24,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tmemviz.errors import TmemvizError
+from tmemviz.errors import TmemvizError, quoted
 from tmemviz.values import kind_of
 
 ELF_MAGIC = b"\x7fELF"
-QUOTED = 200
-"""The longest name an error quotes whole (docs/limits.md); a longer one is clipped with its length."""
 
 _CODE = re.compile(
     r"^\s*(?:\.(?:version|target|address_size|entry|func|visible|weak|extern)\b|tcgen05\.|@!?%?\w+\s+tcgen05\."
@@ -46,17 +44,6 @@ class Held:
     paths: list[str] = field(default_factory=list)
     texts: list[tuple[str, str]] = field(default_factory=list)
     cubins: list[tuple[str, bytes]] = field(default_factory=list)
-
-
-def quoted(text: str) -> str:
-    """``text`` in quotes, clipped past :data:`QUOTED` characters so an error stays one line.
-
-    >>> quoted("a b"), quoted("x" * 300)[-20:]
-    ("'a b'", "x (300 characters)'")
-    """
-    if len(text) > QUOTED:
-        text = f"{text[:48]}...{text[-48:]} ({len(text)} characters)"
-    return "'" + text.replace("\n", "\\n") + "'"
 
 
 def is_code(text: str) -> bool:
