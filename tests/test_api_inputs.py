@@ -186,3 +186,10 @@ def test_a_module_given_on_the_command_line_as_a_name_is_clipped(capsys: pytest.
         message = bad(capsys, command, text)
         assert message.startswith("tmemviz: cannot read ") and f"({len(text)} characters)" in message
         assert len(message) < 400 and "\n" not in message.strip()
+
+
+def test_a_file_whose_name_looks_like_ptx_is_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tcgen05.ptx").write_text(PTX.read_text())
+    doc = tmemviz.explain("tcgen05.ptx")
+    assert doc.cells[0].path == "tcgen05.ptx" and instructions(doc) == instructions(tmemviz.explain(PTX))

@@ -47,13 +47,20 @@ class Held:
 
 
 def is_code(text: str) -> bool:
-    """Whether a string is PTX or SASS text rather than a file name: it has a line break, a PTX
-    directive or tcgen05 statement, or a SASS instruction.
+    """Whether a string is PTX or SASS text rather than a file name: it has a line break, or it is one
+    line (words: a file named ``tcgen05.ptx`` stays a name) holding a PTX directive or tcgen05
+    statement, or a SASS instruction.
 
     >>> is_code(".target sm_100a"), is_code("kernel.ptx"), is_code("  LDTM.x8 R4, tmem[UR4] ;")
     (True, False, True)
+    >>> is_code("tcgen05.ptx"), is_code("tcgen05.wait::ld.sync.aligned;")
+    (False, True)
     """
-    if "\n" in text or _CODE.search(text):
+    if "\n" in text:
+        return True
+    if not any(c.isspace() or c == ";" for c in text.strip()):
+        return False
+    if _CODE.search(text):
         return True
     from tmemviz.sass.line import parse_sass
 
