@@ -193,3 +193,29 @@ def test_a_file_whose_name_looks_like_ptx_is_a_file(tmp_path: Path, monkeypatch:
     (tmp_path / "tcgen05.ptx").write_text(PTX.read_text())
     doc = tmemviz.explain("tcgen05.ptx")
     assert doc.cells[0].path == "tcgen05.ptx" and instructions(doc) == instructions(tmemviz.explain(PTX))
+
+
+class DslCompiled:
+    """What CuTe DSL's compiled function offers: ``function_name`` and the ``__ptx__``/``__cubin__``
+    properties (None when the artifacts were not kept)."""
+
+    def __init__(self, ptx: str | None, cubin: bytes | None = None) -> None:
+        self.function_name = "gemm"
+        self._ptx, self._cubin = ptx, cubin
+
+    @property
+    def __ptx__(self) -> str | None:
+        return self._ptx
+
+    @property
+    def __cubin__(self) -> bytes | None:
+        return self._cubin
+
+
+def test_a_cute_dsl_compiled_function_gives_its_ptx() -> None:
+    doc = tmemviz.explain(DslCompiled(PTX.read_text()))
+    assert [f.path for f in doc.cells] == ["<gemm.ptx>"]
+    assert instructions(doc) == instructions(tmemviz.explain(PTX))
+    assert tmemviz.check(DslCompiled(PTX.read_text())).cells[0].path == "<gemm.ptx>"
+    with pytest.raises(TmemvizError, match="or with __ptx__"):
+        tmemviz.explain(DslCompiled(None))  # compiled without keeping its PTX: nothing to read

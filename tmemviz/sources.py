@@ -12,8 +12,7 @@ module is never opened as a name nor quoted whole in an error.
 >>> held("kernel.ptx", for_check=False).paths
 Traceback (most recent call last):
 ...
-tmemviz.errors.TmemvizError: cannot read 'kernel.ptx': there is no such file; explain takes a path, \
-PTX or SASS text, cubin bytes or a compiled kernel (an object whose .asm holds 'ptx' or 'cubin')
+tmemviz.errors.TmemvizError: cannot read 'kernel.ptx': there is no such file; explain takes a path, ...
 """
 
 from __future__ import annotations
@@ -85,7 +84,7 @@ def held(given: Any, *, for_check: bool, text: str | None = None) -> Held:
 def _sort(item: Any, out: Held, command: str) -> None:
     allowed = (
         f"{command} takes a path, PTX or SASS text, cubin bytes or a compiled kernel "
-        "(an object whose .asm holds 'ptx' or 'cubin')"
+        "(an object whose .asm holds 'ptx' or 'cubin', or with __ptx__)"
     )
     if isinstance(item, os.PathLike):
         out.paths.append(os.fspath(item))
@@ -109,14 +108,28 @@ def _sort(item: Any, out: Held, command: str) -> None:
                 raise TmemvizError(f"the bytes are neither a cubin (ELF) nor PTX or SASS text; {allowed}")
             out.texts.append(("<text>", decoded))
     elif isinstance(getattr(item, "asm", None), Mapping):
-        _compiled(item, out, command)
+        _compiled(item, item.asm, out, command)
+    elif any(_artifact(item, a) is not None for a in DSL_ARTIFACTS.values()):
+        # CuTe DSL's compiled function: __ptx__, __cubin__ (kept when compiled with CUTE_DSL_KEEP).
+        _compiled(item, {k: _artifact(item, a) for k, a in DSL_ARTIFACTS.items()}, out, command)
     else:
         raise TmemvizError(f"{allowed}; got {kind_of(item)}")
 
 
-def _compiled(kernel: Any, out: Held, command: str) -> None:
+DSL_ARTIFACTS = {"ptx": "__ptx__", "cubin": "__cubin__"}
+"""Where a CuTe DSL compiled function keeps what its ``asm`` would hold (nvidia-cutlass-dsl 4.8)."""
+
+
+def _artifact(item: Any, name: str) -> Any:
+    try:
+        found = getattr(item, name, None)
+    except Exception:  # a property of someone else's object that fails: it has none
+        return None
+    return found if isinstance(found, (str, bytes)) else None
+
+
+def _compiled(kernel: Any, asm: Mapping[str, Any], out: Held, command: str) -> None:
     """A compiled kernel: its PTX (what both commands read best), else its cubin (``explain`` only)."""
-    asm = kernel.asm
     name = _kernel_name(kernel)
     ptx = asm.get("ptx")
     if isinstance(ptx, (bytes, bytearray)):
@@ -136,8 +149,10 @@ def _compiled(kernel: Any, out: Held, command: str) -> None:
 
 
 def _kernel_name(kernel: Any) -> str:
-    """The kernel's name (Triton: ``.name`` or ``.metadata.name``), else its type's, kept short."""
-    for value in (getattr(kernel, "name", None), getattr(getattr(kernel, "metadata", None), "name", None)):
+    """The kernel's name (Triton: ``.name`` or ``.metadata.name``; CuTe DSL: ``.function_name``), else
+    its type's, kept short."""
+    names = (getattr(kernel, "name", None), getattr(getattr(kernel, "metadata", None), "name", None))
+    for value in (*names, getattr(kernel, "function_name", None)):
         if isinstance(value, str) and value:
             return value if len(value) <= 80 else value[:77] + "..."
     return type(kernel).__name__
