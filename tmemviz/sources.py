@@ -154,7 +154,7 @@ def _kernel_name(kernel: Any) -> str:
     names = (getattr(kernel, "name", None), getattr(getattr(kernel, "metadata", None), "name", None))
     for value in (*names, getattr(kernel, "function_name", None)):
         if isinstance(value, str) and value:
-            return value if len(value) <= 80 else value[:77] + "..."
+            return value if len(value) <= 48 else value[:45] + "..."
     return type(kernel).__name__
 
 
