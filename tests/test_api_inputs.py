@@ -219,3 +219,11 @@ def test_a_cute_dsl_compiled_function_gives_its_ptx() -> None:
     assert tmemviz.check(DslCompiled(PTX.read_text())).cells[0].path == "<gemm.ptx>"
     with pytest.raises(TmemvizError, match="or with __ptx__"):
         tmemviz.explain(DslCompiled(None))  # compiled without keeping its PTX: nothing to read
+
+
+def test_check_walks_a_directory_and_takes_text_beside_it() -> None:
+    walked = tmemviz.check(KERNELS)
+    names = [f.path for f in walked.cells]
+    assert str(PTX) in names and all(n.endswith(".ptx") for n in names)
+    both = tmemviz.check([KERNELS, PTX.read_text()])
+    assert [f.path for f in both.cells] == [*names, "<text>"]
