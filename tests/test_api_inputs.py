@@ -227,3 +227,12 @@ def test_check_walks_a_directory_and_takes_text_beside_it() -> None:
     assert str(PTX) in names and all(n.endswith(".ptx") for n in names)
     both = tmemviz.check([KERNELS, PTX.read_text()])
     assert [f.path for f in both.cells] == [*names, "<text>"]
+
+
+def test_asking_for_tmemviz_ptx_before_its_import_names_emit() -> None:
+    import subprocess
+    import sys
+
+    probe = "import tmemviz\ntry:\n    tmemviz.ptx\nexcept AttributeError as e:\n    print(e)\n"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert "the command 'tmemviz ptx' is the function tmemviz.emit" in done.stdout, done.stderr

@@ -83,4 +83,9 @@ def __getattr__(name: str) -> Any:
         from tmemviz.errors import TmemvizError
 
         return TmemvizError
+    if name == "ptx":  # the package of that name is the PTX reader, an attribute once it is imported
+        raise AttributeError(
+            "tmemviz.ptx is the PTX reader package (import tmemviz.ptx.stream ...); the command "
+            "'tmemviz ptx' is the function tmemviz.emit"
+        )
     raise AttributeError(f"module 'tmemviz' has no attribute '{name}'")
