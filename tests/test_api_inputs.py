@@ -236,3 +236,12 @@ def test_asking_for_tmemviz_ptx_before_its_import_names_emit() -> None:
     probe = "import tmemviz\ntry:\n    tmemviz.ptx\nexcept AttributeError as e:\n    print(e)\n"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert "the command 'tmemviz ptx' is the function tmemviz.emit" in done.stdout, done.stderr
+
+
+def test_sarif_of_a_compiled_kernel_names_it_as_text(tmp_path: Path) -> None:
+    import json
+
+    saved = tmemviz.check(Compiled("mma_epilogue", ptx=PTX.read_text())).save(tmp_path / "k.sarif")
+    (run,) = json.loads(saved.read_text())["runs"]
+    where = [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in run["results"]]
+    assert where and all(w == {"uri": "%3Cmma_epilogue.ptx%3E"} for w in where), where
