@@ -207,6 +207,8 @@ class Machine(Operands):
             and not ins.opcode.startswith(RELEASES)
         ):
             return
+        if ins.head == "bra":  # a branch ends its block: _taken decides where its warps go
+            return
         truth = self._guard(ins, s.regs)
         if truth is False:
             return
