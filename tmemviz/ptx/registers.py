@@ -177,9 +177,7 @@ def evaluate(line: PtxLine, written: list[str], get: Callable[[str], c.Value | N
     used = ops[1:3] if head == "selp" else ops[1:]  # selp's predicate only picks: its value is not asked
     args = [get(o) for o in used]
     if head != "mov":  # a register nothing is known of still lets known bits through (or, and, shl)
-        args = [
-            c.unknown(width) if a is None and is_name(o) else a for a, o in zip(args, used, strict=True)
-        ]
+        args = [c.unknown(width) if a is None and is_name(o) else a for a, o in zip(args, used, strict=True)]
     if head == "mov" and len(ops) == 2:
         if ops[0].startswith("{"):  # mov.b64 {lo, hi}, %rd: split
             source = args[0]
