@@ -115,6 +115,6 @@ refuses it)'], [])
     if kind not in SCALE_INPUT_D_KINDS:
         out.append(
             f"scale-input-d is defined for .kind::f16 and .kind::tf32 only, not .kind::{kind} (PTX ISA "
-            "tcgen05.mma)" + ("; ptxas 13.0 accepts it for .kind::i8" if kind == "i8" else "")
+            "tcgen05.mma)" + ("; ptxas 13.0 and 13.5 accept it for .kind::i8" if kind == "i8" else "")
         )
     return out
