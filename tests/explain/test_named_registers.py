@@ -16,7 +16,9 @@ from tmemviz.ptx.stream import events
 
 HEAD = ".version 8.8\n.target sm_100a\n.address_size 64\n\n.visible .entry k(.param .u64 p)\n{\n"
 
-NAMED = HEAD + """\
+NAMED = (
+    HEAD
+    + """\
 .reg .b64 %rd<4>;
 .reg .b32 tmem_acc, x<3>;
 .reg .pred P;
@@ -38,6 +40,7 @@ bar.sync 0;
 ret;
 }
 """
+)
 """The CuTe DSL attention library's shape (an idesc and a TMEM address named without ``%``, an inline-asm
 scope's own ``.reg``), a parameterized bare declaration (``acc<4>``), and a name that ends with another
 (``my_idesc``, declared below)."""
@@ -201,6 +204,7 @@ def test_a_choice_of_idescs_is_judged_on_the_sf_id_they_share() -> None:
 
 
 # -- scale-input-d ----------------------------------------------------------------------------------
+
 
 def dense(kind: str, operands: str) -> str:
     """One MMA of ``kind`` whose operands after A and B are ``operands`` (idesc 0x08200490 in %r2)."""
