@@ -52,3 +52,15 @@ def test_a_name_that_ends_or_starts_another_hides_no_write(every: bool) -> None:
             value = e.fn.constants.get("idesc")
             seen.append(None if value is None else [b.value for b in value])
     assert seen == [[0x08200490], None]
+
+
+def test_the_sink_holds_its_part_of_a_split() -> None:
+    """``mov.b64 {_, hi}, %rd1``: hi is the upper half, though the sink is not a register."""
+    from tmemviz.ptx.line import parse_line
+    from tmemviz.ptx.registers import Constants
+
+    k = Constants()
+    for s in ("mov.b64 %rd1, 0x0000000500000007;", "mov.b64 {_, hi}, %rd1;", "mov.b64 {lo, _}, %rd1;"):
+        k.update(parse_line(s))
+    assert [k.get(n)[0].value for n in ("hi", "lo")] == [5, 7]
+    assert "_" not in k.values

@@ -183,8 +183,9 @@ def evaluate(line: PtxLine, written: list[str], get: Callable[[str], c.Value | N
             source = args[0]
             if source is None:
                 return {}
-            pieces = c.split(source, len(written), width // len(written))
-            return dict(zip(written, pieces, strict=True))
+            items = [x.strip() for x in ops[0][1:-1].split(",")]  # the sink _ holds its piece too
+            pieces = c.split(source, len(items), width // len(items))
+            return {n: v for n, v in zip(items, pieces, strict=True) if n in written}
         if ops[1].startswith("{"):  # mov.b64 %rd, {lo, hi}: join
             parts = registers(ops[1])
             values = [get(n) for n in parts]

@@ -125,7 +125,7 @@ def _sf_where(sf: dict[str, Any]) -> str:
         return text + f", byte {sf['byte']}"
     if sf.get("byte_offset"):
         return text + f", byte {sf['byte_offset']} above {base}'s (its value is not known here)"
-    return text + f", byte not known here ({base}'s bits 31:30 are set at run time)"
+    return text + f", byte unknown (bits 31:30 of {base}, not known here)"
 
 
 def cp_summary(copy: Any) -> str:
