@@ -18,6 +18,7 @@ from tmemviz.families.explain.mma_operands import mma_meta, mma_scales, mma_upda
 from tmemviz.families.explain.scan import Function, Module, Warning
 from tmemviz.families.explain.short_ops import alloc, commit, fence, shift, wait
 from tmemviz.ptx.line import PtxLine
+from tmemviz.ptx.names import is_name
 from tmemviz.ptx.targets import runs_ld_red
 
 OPS = (
@@ -268,7 +269,7 @@ class Explainer:
         if ins.red is not None:
             out["red"] = {"op": ins.red.op, "type": ins.red.type, "abs": ins.red.abs, "nan": ins.red.nan}
             redval = vectors[1] if len(vectors) > 1 else None
-            plain = [o for o in line.operands[1:] if o.startswith("%")]
+            plain = [o for o in line.operands[1:] if is_name(o)]
             out["redval_register"] = redval[0] if redval else (plain[0] if plain else None)
         if self.lazy_cells:
             out["cells"] = LazyCells(key, tuple(names) if names else None)
