@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -26,7 +25,7 @@ from tmemviz.errors import TmemvizError
 from tmemviz.ptx.constants import Value, const
 from tmemviz.ptx.gate import LABEL, label_alone, nothing
 from tmemviz.ptx.line import opcode_head_rest, parse_immediate, parse_statement
-from tmemviz.ptx.names import is_name
+from tmemviz.ptx.names import is_name, whole
 from tmemviz.ptx.registers import (
     CONSTANT_OPS,
     NO_DESTINATION,
@@ -107,14 +106,6 @@ def plain_statement(line: str) -> str | None:
     if not code or code[0] == ".":
         return None
     return code
-
-
-@functools.lru_cache(maxsize=1024)
-def _whole(name: str) -> re.Pattern[str]:
-    """``name`` as a whole register name (not the start of a longer one: ``%r3`` in ``%r35``; nor, for
-    a name without ``%``, the end of one: ``idesc`` in ``my_idesc`` or ``%idesc``)."""
-    before = "" if name[:1] == "%" else r"(?<![\w$.%])"
-    return re.compile(before + re.escape(name) + r"(?![\w$])")
 
 
 class _TooDeep(Exception):
@@ -213,9 +204,9 @@ class Lazy:
         were let go since: the full search decides). The pieces are searched as kept, not joined."""
         if kept < self._dropped:
             return True
-        whole = _whole(name)
+        found = whole(name)
         for piece in self.keep[kept - self._dropped :]:
-            if whole.search(piece):
+            if found.search(piece):
                 return True
         for text in self._texts[noted:]:
             if name in text:

@@ -17,6 +17,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import functools
 import re
 
 PERCENT = re.compile(r"%[A-Za-z_$][\w$]*")
@@ -37,6 +38,18 @@ def names(text: str) -> list[str]:
     """
     found = NAME.findall(text)
     return [n for n in found if n != "_"] if "_" in found else found
+
+
+@functools.lru_cache(maxsize=1024)
+def whole(name: str) -> re.Pattern[str]:
+    """``name`` as a whole register name: not the start of a longer one (``%r3`` in ``%r35``) nor, for a
+    name without ``%``, the end of one (``idesc`` in ``my_idesc`` or ``%idesc``).
+
+    >>> [bool(whole(n).search("add.s32 my_idesc, %r35, 1")) for n in ("%r3", "idesc", "my_idesc")]
+    [False, False, True]
+    """
+    before = "" if name[:1] == "%" else r"(?<![\w$.%])"
+    return re.compile(before + re.escape(name) + r"(?![\w$])")
 
 
 def is_name(operand: str) -> bool:
