@@ -27,6 +27,14 @@ FAMILIES = {100: (100, 103), 101: (101,), 103: (103,), 107: (107,), 110: (110,)}
 """``f`` target -> the compute capabilities (x10) that run it."""
 CAPACITY = 512
 """Tensor Memory columns per SM (PTX ISA 9.7.16.2), on every target with tcgen05."""
+CAPACITIES: dict[int, tuple[int, str]] = {
+    100: (512, "PTX ISA 9.7.16.2: 128 lanes x 512 columns per SM"),
+    101: (512, "PTX ISA 9.7.16.2 (sm_101 is sm_110 before PTX ISA 9.0)"),
+    103: (512, "PTX ISA 9.7.16.2"),
+    107: (512, "PTX ISA 9.7.16.2; 576 is reported by a DSL's helpers, not by the ISA, so not relied on"),
+    110: (512, "PTX ISA 9.7.16.2; openxla/xla#40118 (Tensor Memory placed past column 512 trapped)"),
+}
+"""Compute capability (x10) -> Tensor Memory columns per SM, and the source."""
 
 
 def parse(target: str | None) -> tuple[int, str] | None:
@@ -118,6 +126,17 @@ def runs_tcgen05(target: str | None) -> bool:
     [True, True, True, True, False, False, False]
     """
     return TCGEN05.runs(target)
+
+
+def capacity(target: str | None) -> int:
+    """Tensor Memory columns per SM on ``target``'s devices (:data:`CAPACITIES`; :data:`CAPACITY` for a
+    target without its own row, or none).
+
+    >>> capacity("sm_100a"), capacity("sm_110f"), capacity(None)
+    (512, 512, 512)
+    """
+    found = parse(target)
+    return CAPACITIES.get(found[0], (CAPACITY, ""))[0] if found else CAPACITY
 
 
 def devices(target: str) -> str:

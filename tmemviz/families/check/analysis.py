@@ -10,24 +10,28 @@ Every finding rests on what was proved; where the analysis cannot know it says n
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from tmemviz.errors import TmemvizError
+from tmemviz.families.check.arrivals import arrive_findings
+from tmemviz.families.check.budget import Peak, peaks, register_findings
 from tmemviz.families.check.findings import Finding, ordered
+from tmemviz.families.check.groups import Groups
 from tmemviz.families.check.hazards import hazard_findings
+from tmemviz.families.check.legality import operand_findings
 from tmemviz.families.check.lifetimes import lifetime_findings
+from tmemviz.families.check.overlap import overlap_findings
+from tmemviz.families.check.protocol import calls, no_alloc_findings, pair_findings, relinquish_findings
 from tmemviz.families.check.reach import outside_findings
 from tmemviz.families.explain.follow.follower import callees_of
 from tmemviz.families.explain.follow.kernel import Analysed, allocations
 from tmemviz.families.explain.follow.machine import HELD
 from tmemviz.ptx.body import Body
 from tmemviz.ptx.line import parse_statement
-from tmemviz.ptx.targets import TCGEN05, devices, runs_tcgen05, unsupported
+from tmemviz.ptx.targets import TCGEN05, capacity, devices, runs_tcgen05, unsupported
 from tmemviz.tmem import TMEM_COLUMNS
-from tmemviz.values import plural
 
 
 @dataclass
@@ -38,31 +42,49 @@ class Checker:
     follower: Any = None
     findings: list[Finding] = field(default_factory=list)
     leaks: list[tuple[set[str], list[Finding]]] = field(default_factory=list)
+    groups: Groups = field(default_factory=Groups)
+    peaks: list[Peak] = field(default_factory=list)
+    pending: list[tuple[set[str], str, list[Finding]]] = field(default_factory=list)
+    """Findings that hold unless a callee may do it (``no-alloc``: allocate; ``relinquish``: anything)."""
     texts: dict[int, str] = field(default_factory=dict)
     """Line -> the statement a finding is reported on (what a baseline's fingerprint rests on)."""
 
     def function(self, body: Body, a: Analysed | None) -> None:
+        texts = [(i.line, i.text) for i in body.instructions if i.head == "tcgen05"]
+        self.groups.function(body.name, body.entry, texts, callees_of(body))
         if a is None:
             return
-        tcgen05 = a.plan.tcgen05
-        self.findings += _cta_group(body, tcgen05)
         if a.unconverged:
             message = f"{_short(body.name)} is too large for the analysis: not judged"
             self.findings.append(Finding(body.line, "note", "alloc-columns", message))
             return
-        found = [*lifetime_findings(a, TMEM_COLUMNS), *outside_findings(a), *hazard_findings(a), *_budget(a)]
+        found = [
+            *lifetime_findings(a, TMEM_COLUMNS), *outside_findings(a), *hazard_findings(a), *_budget(a),
+            *pair_findings(a), *register_findings(a), *arrive_findings(a), *overlap_findings(a),
+        ]  # fmt: skip
+        new = peaks(a)
+        self.peaks += new
+        callees = callees_of(body)
+        later = [(callees, "alloc", no_alloc_findings(a)), (callees, "any", relinquish_findings(a))]
+        self.pending += later
         leaks = []
         for f in strongest(found):
             (leaks if f.rule == "never-freed" else self.findings).append(f)
         if leaks:
             self.leaks.append((callees_of(body), leaks))
-        lines = {f.line for f in found}
+        lines = {f.line for f in found} | {p.line for p in new} | {f.line for _, _, fs in later for f in fs}
         for ins in body.instructions:
             if ins.line in lines:
                 self.texts.setdefault(ins.line, ins.text)
 
     def finish(self, module: Any) -> list[Finding]:
-        out = list(self.findings) + list(_target(module))
+        out = list(self.findings) + list(_target(module)) + list(self.groups.findings())
+        out += operand_findings(module.instructions)
+        limit = capacity(module.target)
+        out += strongest(f for f in (p.finding(limit, module.target) for p in self.peaks) if f is not None)
+        for callees, needs, found in self.pending:
+            if found and not (self.follower.may(callees, "alloc") or (needs == "any" and calls(callees))):
+                out += found
         for callees, leaks in self.leaks:
             if not self.follower.may(callees, "dealloc"):
                 out += leaks
@@ -144,20 +166,3 @@ def _target(module: Any) -> Iterable[Finding]:
                 f"({feature.source}); ptxas refuses it",
             )  # fmt: skip
     yield Finding(first, "note", "target", f".target {target}: the module runs on {devices(str(target))}")
-
-
-def _cta_group(body: Body, tcgen05: list[Any]) -> Iterable[Finding]:
-    groups = [(i, 2 if "cta_group::2" in i.text else 1) for i in tcgen05 if "cta_group::" in i.text]
-    counts = Counter(g for _, g in groups)
-    if len(counts) < 2:
-        return
-    usual = max(counts, key=lambda g: (counts[g], -min(i.line for i, x in groups if x == g)))
-    first = next(i for i, g in groups if g == usual)
-    for i, g in groups:
-        if g != usual:
-            yield Finding(
-                i.line, "error", "cta-group-mixed",
-                f".cta_group::{g} here, but {plural(counts[usual], 'other tcgen05 instruction')} of "
-                f"{_short(body.name)} use .cta_group::{usual} (first on line {first.line}): all of a "
-                "kernel's must agree (PTX 9.7.16.9.3)",
-            )  # fmt: skip

@@ -24,7 +24,8 @@ def _name(a: Analysed) -> str:
 
 
 def lifetime_findings(a: Analysed, capacity: int) -> Iterable[Finding]:
-    """Every lifetime finding; ``never-freed`` ones still to be dropped where a callee may free."""
+    """Every lifetime finding; ``never-freed`` ones still to be dropped where a callee may free. (Columns
+    held at once past the capacity: :mod:`tmemviz.families.check.budget`.)"""
     known = allocations(a)
     yield from _columns(a, known, capacity)
     yield from _mismatch(a, known)
@@ -36,7 +37,7 @@ def lifetime_findings(a: Analysed, capacity: int) -> Iterable[Finding]:
 def _columns(a: Analysed, known: dict[Any, dict[str, Any]], capacity: int) -> Iterable[Finding]:
     seen: set[int] = set()
     for t in a.traces:
-        for ins, key, life, columns in t.allocs + [(i, k, None, n) for i, k, _, n in t.deallocs]:
+        for ins, _, life, columns in t.allocs + [(i, k, None, n) for i, k, _, n in t.deallocs]:
             op = "alloc" if life is not None else "dealloc"
             if columns is None:
                 if ins.line not in seen:
@@ -48,19 +49,6 @@ def _columns(a: Analysed, known: dict[Any, dict[str, Any]], capacity: int) -> It
                 yield Finding(ins.line, "error", "alloc-columns",
                               f"tcgen05.{op} of {columns} columns: nCols must be a power of 2 from 32 to "
                               f"{capacity}")  # fmt: skip
-                continue
-            if life is None:
-                continue
-            held = [k for k, status in life.items() if status == {HELD} and k != key]
-            total = sum(max((n or 0) for n in known[k]["columns"]) for k in held if k in known)
-            if held and total + columns > capacity:
-                lines = sorted({line for k in held for line in known[k]["lines"]})
-                yield Finding(
-                    ins.line, a.severity("error", t.warps, ins.index), "alloc-columns",
-                    f"tcgen05.alloc of {columns} columns while the allocs on line(s) "
-                    f"{', '.join(map(str, lines))} still hold {total}{a.who(t.warps, ins.index)}: more than "
-                    f"the SM's {capacity}, so this alloc waits forever for its own CTA",
-                )  # fmt: skip
 
 
 def _mismatch(a: Analysed, known: dict[Any, dict[str, Any]]) -> Iterable[Finding]:

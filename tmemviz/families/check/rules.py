@@ -78,6 +78,60 @@ RULES = (
         "(CUDA 13 enforces it).",
     ),
     Rule(
+        "pair-sync",
+        "a .cta_group::2 dealloc (warning) or alloc (note) some path reaches with no barrier.cluster wait",
+        "PTX ISA, tcgen05.alloc: with .cta_group::2 the issuing warp must make sure the peer CTA is launched "
+        "and takes part; a 2-CTA dealloc before the peer's alloc completed fails the launch "
+        "(NVIDIA/cutlass#3435, triton PR #9498; cutlass PR #3316 for the alloc).",
+        level="warning",
+    ),
+    Rule(
+        "no-alloc",
+        "a kernel accesses Tensor Memory but neither it nor a function it calls runs tcgen05.alloc",
+        "PTX 9.7.16.2: Tensor Memory is used through an allocation; without one the kernel touches columns "
+        "another CTA on the SM may hold (NVIDIA/cutlass#2230).",
+    ),
+    Rule(
+        "capacity",
+        "the allocations a kernel holds at once take more columns than its target's SM has",
+        "PTX 9.7.16.2: an SM has 512 columns of Tensor Memory; an alloc past them waits forever for columns "
+        "its own CTA holds (openxla/xla#40118, FlashAttention#1959).",
+    ),
+    Rule(
+        "ld-registers",
+        "a tcgen05.ld writes more registers than its warp's setmaxnreg leaves",
+        "PTX ISA, setmaxnreg: it sets the warp's per-thread register count; a load writing more registers "
+        "cannot be allocated (ptxas refuses or crashes: NVIDIA/cutlass#3420).",
+    ),
+    Rule(
+        "arrive-count",
+        "all 32 lanes of a warp arrive on an mbarrier initialised with count 1",
+        "PTX ISA, mbarrier.init: the count is the arrivals that complete a phase; 32 of them over-advance "
+        "it, and the pipeline hangs or races (triton PR #9498).",
+        level="warning",
+    ),
+    Rule(
+        "operand-range",
+        "an operand value ptxas accepts but the hardware faults on: an idesc M/N outside the PTX table, "
+        "an odd .16x32bx2 .unpack::16b split offset",
+        "PTX 9.7.16.10.1: the legal N per M and kind (triton PR #8910: N > 256 is an illegal instruction); "
+        "triton PR #10321: an odd second-half offset with .unpack::16b is a misaligned address.",
+    ),
+    Rule(
+        "alloc-overlap",
+        "the shared-memory word tcgen05.alloc writes its address to lies inside a TMA load's destination",
+        "PTX ISA, tcgen05.alloc writes the address to [dst]; a TMA box of at least 16 bytes written over it "
+        "destroys the address or the tile (TLX PR #1449: wrong MMA results).",
+        level="warning",
+    ),
+    Rule(
+        "relinquish",
+        "a kernel allocates Tensor Memory and never runs tcgen05.relinquish_alloc_permit (a note)",
+        "PTX ISA, tcgen05.relinquish_alloc_permit: the CTA gives up the right to allocate; without it other "
+        "CTAs on the SM may wait (nvFuser PR #3795: CTAs serialised).",
+        level="note",
+    ),
+    Rule(
         "target",
         "tcgen05 under a .target without Tensor Memory, ld.red outside its targets; notes where it runs",
         "PTX ISA target notes: tcgen05 needs sm_100a/sm_100f, sm_103a/sm_103f, sm_110a/sm_110f (sm_101a "

@@ -84,6 +84,8 @@ class Trace:
     deallocs: list[tuple[Instruction, Any, frozenset[str], int | None]] = field(default_factory=list)
     exits: list[tuple[int, dict[Any, frozenset[str]]]] = field(default_factory=list)
     hazards: list[Hazard] = field(default_factory=list)
+    barriers: list[tuple[Instruction, frozenset[Any] | None]] = field(default_factory=list)
+    """Each mbarrier instruction run and the places its address may name (None: not known)."""
     waits: set[Any] = field(default_factory=set)
     """The mbarriers this warp waits on (``mbarrier.try_wait``/``test_wait``), by place; None: one whose
     place is not known."""
@@ -125,7 +127,9 @@ class Machine(Operands):
             life[k] = life.get(k, frozenset((NONE,))) | v
         for k in a.life.keys() - b.life.keys():
             life[k] = life[k] | {NONE}
-        return State(regs, life, joined(a.pending, b.pending), tuple(dict.fromkeys(a.stored + b.stored)))
+        # Paths from one place mostly carry the same stores: compare before hashing every one.
+        stored = a.stored if a.stored == b.stored else tuple(dict.fromkeys(a.stored + b.stored))
+        return State(regs, life, joined(a.pending, b.pending), stored)
 
     def widen(self, old: State, new: State) -> State:
         regs = {}
@@ -209,9 +213,11 @@ class Machine(Operands):
         if ins.head == "tcgen05":
             self._tcgen05(ins, s, truth is None)
             return
-        if self._trace is not None and ins.head == "mbarrier" and "wait" in ins.opcode:
+        if self._trace is not None and ins.head == "mbarrier":
             places = self.barrier(ins, s.regs)
-            self._trace.waits.update(places if places is not None else (None,))
+            self._trace.barriers.append((ins, places))
+            if "wait" in ins.opcode:
+                self._trace.waits.update(places if places is not None else (None,))
         if s.pending:
             s.pending = after_other(self, ins, s, self._trace)
         if ins.index in relevant:

@@ -83,6 +83,11 @@ class Places:
         cache[name] = value
         return value
 
+    def slot(self, ins: Instruction) -> Key:
+        """The shared-memory place ``ins``'s first ``[...]`` operand names where the kernel's registers
+        written once say (None otherwise): an alloc's address word, a TMA's destination."""
+        return self._static_slot(ins)
+
     def _static_slot(self, ins: Instruction) -> Key:
         """The place an instruction's first ``[...]`` operand names, from registers written once (a
         thread position changes nothing there)."""
