@@ -291,3 +291,34 @@ def test_gallery_figures_stay_legible_and_small(catalog: Catalog) -> None:
             schematics.append(e.name)
             assert len(page(spec)) < 1024 * 1024, e.name
     assert {"smem.K.128B.bf16.128x64", "smem.MN.128B.bf16.128x32"} <= set(schematics)
+
+
+CAPTIONED = (
+    "tile.32x64.f32.32x32b.G",
+    "tile.128x64.f32.16x256b",
+    "datapath.A",
+    "scales.mxf4.sfa.block32",
+    "unpack",
+)
+"""Gallery figures with the longest captions (they ran past the right edge before captions kept their
+line breaks)."""
+
+
+@pytest.mark.parametrize("name", CAPTIONED)
+def test_gallery_captions_stay_inside_the_canvas(catalog: Catalog, name: str) -> None:
+    """Every text of the PNG, as matplotlib's renderer measures it, lies inside the canvas."""
+    from matplotlib.text import Text
+
+    from tmemviz.draw.figure import draw
+
+    (entry,) = [e for e in gallery.entries(catalog) if e.name == name]
+    spec = entry.build()
+    fig = draw(spec)
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    width, height = fig.bbox.width, fig.bbox.height
+    texts = [t for t in fig.findobj(Text) if t.get_text()]
+    assert any(len(t.get_text()) > 100 for t in texts), "the caption is among the texts measured"
+    for t in texts:
+        box = t.get_window_extent(renderer)
+        inside = box.x0 >= -0.5 and box.y0 >= -0.5 and box.x1 <= width + 0.5 and box.y1 <= height + 0.5
+        assert inside, f"{name}: {t.get_text()[:60]!r} reaches {box.x1:.0f} of {width:.0f} px"

@@ -58,15 +58,15 @@ def test_the_map_draws_within_the_figure_budgets(name: str, tmp_path: Path) -> N
 
 
 def test_the_map_marks_outside_in_the_error_colour() -> None:
-    from tmemviz.families.explain.figures import ERROR, PALETTE
+    from tmemviz.families.explain.mapbands import OUTSIDE
 
     text = CLEAN.read_text().replace("shared::cta.b32 [%r4], 128;", "shared::cta.b32 [%r4], 64;")
     spec = tmemviz.check(text=text).figure("auto")
-    (panel,) = spec.panels
-    (field,) = panel.fields
-    assert field.cols == 128 and PALETTE[ERROR] == "#e31a1c"
-    assert field.colors[64] == ERROR and field.colors[63] != ERROR
-    assert "outside" in field.tooltip_of(100)
+    _, columns = spec.panels
+    past = [b for b in columns.boxes if b.fill == OUTSIDE]
+    assert columns.width == 128 and OUTSIDE == "#e31a1c"
+    assert past and all(b.x == 64 for b in past), "the columns from 64 on are past the 64 allocated"
+    assert all("outside the allocation" in b.tooltip for b in past)
 
 
 def test_explain_draws_the_same_map(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -79,7 +79,7 @@ def test_two_allocs_holding_more_than_the_sm_has() -> None:
     )
     text = good(256, second.format(cols=512)).replace("\nret;", free_second.format(cols=512))
     found = [(line, r) for line, _, r in findings(text)]
-    assert found == [(line_of(text, "[%r7], 512"), "alloc-columns")]
+    assert found == [(line_of(text, "[%r7], 512"), "capacity")]  # columns held at once: capacity's
     fits = good(256, second.format(cols=256)).replace("\nret;", free_second.format(cols=256))
     assert findings(fits) == []
     (checked,) = tmemviz.check(text=fits).subject

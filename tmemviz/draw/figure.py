@@ -12,7 +12,6 @@ filled glyph outlines, drawn in one call. A :class:`~tmemviz.draw.spec.Field` is
 from __future__ import annotations
 
 import io
-from functools import cache
 
 import numpy as np
 from matplotlib import rc_context
@@ -20,20 +19,26 @@ from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
-from matplotlib.font_manager import FontProperties, findfont
-from matplotlib.ft2font import FT2Font, LoadFlags
+from matplotlib.font_manager import FontProperties
 from matplotlib.path import Path
 from matplotlib.textpath import TextPath
 from matplotlib.transforms import Affine2D
 
-from tmemviz.draw.geometry import CAPTION_IN, DIM_TEXT, LABEL_PT, MARK, TICK_PT, place
+from tmemviz.draw.figtext import EDGE, caption, dollars, legend, put
+from tmemviz.draw.geometry import (
+    DIM_TEXT,
+    LABEL_PT,
+    MARK,
+    MARKER_PT,
+    TICK_PT,
+    TITLE_PT,
+    place,
+)
 from tmemviz.draw.spec import Box, Field, FigureSpec
 from tmemviz.draw.text import literal
 from tmemviz.errors import TmemvizError
 
 FORMATS = ("png", "svg")
-CAPTION_PT = 7.0
-EDGE = "#333333"
 MONO_ADVANCE = 0.6020508
 """DejaVu Sans Mono advance width in em (1233/2048)."""
 DIM_RGBA = (0.47, 0.47, 0.47, 1.0)
@@ -179,15 +184,19 @@ def _draw(spec: FigureSpec) -> Figure:
     ax.set_xlim(0, width_in)
     ax.set_ylim(height_in, 0)
     ax.set_axis_off()
-    _text(ax, width_in / 2, 0.3, spec.title, ha="center", fontsize=10, weight="bold")
+    put(ax, width_in / 2, 0.3, spec.title, ha="center", fontsize=10, weight="bold")
+    legend(ax, page)
     boxes: list[Box] = []
-    cell_labels: list[tuple[float, float, str, bool]] = []
-    tick_labels: list[tuple[float, float, str, bool]] = []
+    # Labels by size: every figure's cell labels and ticks, in that order, then any a panel sizes itself.
+    cells: dict[float, list[tuple[float, float, str, bool]]] = {LABEL_PT: []}
+    ticks: dict[float, list[tuple[float, float, str, bool]]] = {TICK_PT: []}
     frames: list[tuple[float, float, float, float, float, str]] = []
     for where in page.panels:
         panel = where.panel
         ox, oy = where.ox, where.oy
         cw, ch = panel.cell_w_in, panel.cell_h_in
+        cell_labels = cells.setdefault(where.size(LABEL_PT), [])
+        tick_labels = ticks.setdefault(where.size(TICK_PT), [])
         for b in panel.boxes:
             placed = Box(ox + b.x * cw, oy + b.y * ch, b.w * cw, b.h * ch, b.fill, b.label, b.tooltip, b.dim)
             boxes.append(placed)
@@ -197,19 +206,28 @@ def _draw(spec: FigureSpec) -> Figure:
         frames += [
             (ox + o.x * cw, oy + o.y * ch, o.w * cw, o.h * ch, o.width, o.color) for o in panel.outlines
         ]
-        tick_labels += [(ox + x * cw, oy - 0.09, t, False) for x, t in panel.x_ticks]
-        tick_labels += [(ox - 0.16, oy + y * ch, t, False) for y, t in panel.y_ticks]
+        tick_labels += [(ox + x * cw, where.tick_y, t, False) for x, t in panel.x_ticks]
+        tick_labels += [(ox - 0.16 * where.scale, oy + y * ch, t, False) for y, t in panel.y_ticks]
+        title_pt = where.size(TITLE_PT)
         if panel.y_ticks:
-            _text(ax, 0.1, oy + panel.height * ch / 2, panel.y_label, rotation=90, ha="center", fontsize=7)
+            put(
+                ax,
+                0.1,
+                oy + panel.height * ch / 2,
+                panel.y_label,
+                rotation=90,
+                ha="center",
+                fontsize=title_pt,
+            )
         if panel.title:
-            _text(ax, ox, oy - 0.27, panel.title, ha="left", fontsize=7)
+            put(ax, ox, where.title_y, panel.title, ha="left", fontsize=title_pt)
         bottom = where.bottom
         for x, text in panel.markers:
             ax.plot([ox + x * cw] * 2, [oy - 0.02, bottom + 0.05], color=MARK, linewidth=2.0, zorder=4)
-            _text(ax, ox + x * cw, bottom + 0.15, text, color=MARK, fontsize=6.5, ha="left")
+            put(ax, ox + x * cw, where.marker_y, text, color=MARK, fontsize=where.size(MARKER_PT), ha="left")
         for arrow in panel.arrows:
             ax.annotate(
-                _dollars(arrow.label),
+                dollars(arrow.label),
                 xy=(ox + arrow.x1 * cw, oy + arrow.y1 * ch),
                 xytext=(ox + arrow.x0 * cw, oy + arrow.y0 * ch),
                 arrowprops={"arrowstyle": "->", "color": arrow.color, "linewidth": 1.2},
@@ -217,7 +235,7 @@ def _draw(spec: FigureSpec) -> Figure:
             )
         for note in panel.notes:
             x, y = ox + note.x * cw, oy + note.y * ch
-            _text(ax, x, y, note.text, fontsize=note.size, ha=note.ha, color=note.color)
+            put(ax, x, y, note.text, fontsize=note.size, ha=note.ha, color=note.color)
     # One (N, 4, 2) array: PolyCollection closes it without a Python call per box.
     corners = np.array([(b.x, b.y, b.w, b.h) for b in boxes], dtype=float).reshape(-1, 4)
     x, y, w, h = corners.T
@@ -237,64 +255,12 @@ def _draw(spec: FigureSpec) -> Figure:
     ax.set_xlim(0, width_in)  # images reset the limits
     ax.set_ylim(height_in, 0)
     ax.add_artist(Cells(boxes))
-    ax.add_artist(Labels(cell_labels, LABEL_PT))
-    ax.add_artist(Labels(tick_labels, TICK_PT))
-    caption = "\n".join(wrap(literal(spec.caption), (width_in - 0.2) * 72, CAPTION_PT))
-    _text(ax, 0.1, height_in - CAPTION_IN / 2, caption, ha="left", fontsize=CAPTION_PT)
+    for size, items in cells.items():
+        ax.add_artist(Labels(items, size))
+    for size, items in ticks.items():
+        ax.add_artist(Labels(items, size))
+    caption(fig, ax, spec, page)
     return fig
-
-
-@cache
-def _advance(ch: str, size: float) -> float:
-    """The advance width of ``ch`` in DejaVu Sans at ``size`` points, in points (from the font file)."""
-    font = _sans()
-    font.set_size(size, 72)
-    return font.load_char(ord(ch), flags=LoadFlags.NO_HINTING).linearHoriAdvance / 65536
-
-
-@cache
-def _sans() -> FT2Font:
-    return FT2Font(findfont(FontProperties(family="DejaVu Sans")))
-
-
-def wrap(text: str, width_pt: float, size: float) -> list[str]:
-    """``text`` broken at spaces into lines at most ``width_pt`` wide in DejaVu Sans at ``size`` points.
-
-    What matplotlib's ``wrap=True`` does, measured with the font's advance widths once per character
-    rather than laying out every candidate line (seconds for a long caption); a word longer than a
-    line stays whole.
-
-    >>> wrap("one two three", 40, 7)
-    ['one two', 'three']
-    """
-    lines: list[str] = []
-    line, used = "", 0.0
-    space = _advance(" ", size)
-    for word in text.split(" "):
-        width = sum(_advance(ch, size) for ch in word)
-        if line and used + space + width > width_pt:
-            lines.append(line)
-            line, used = word, width
-        else:
-            line, used = (f"{line} {word}", used + space + width) if line else (word, width)
-    return [*lines, line]
-
-
-def _text(ax, x: float, y: float, text: str, **style: object) -> None:  # type: ignore[no-untyped-def]
-    """Literal text: never mathtext or TeX, never a character that would make the SVG invalid."""
-    ax.text(x, y, _dollars(text), va="center", **style)
-
-
-def _dollars(text: str) -> str:
-    r"""``text`` for a matplotlib ``Text``: every ``$`` escaped, so none starts mathtext.
-
-    ``\$`` is matplotlib's literal dollar, drawn as ``$``. (``parse_math=False`` would say the same,
-    but a wrapped text measures its words as mathtext regardless, matplotlib 3.11.)
-
-    >>> _dollars("cost $5 and $6")
-    'cost \\$5 and \\$6'
-    """
-    return literal(text).replace("$", r"\$")
 
 
 def _draw_field(

@@ -35,8 +35,9 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from tmemviz.draw.geometry import DIM_TEXT, LABEL_PT, MARK, TICK_PT, Page, Placed, place
+from tmemviz.draw.geometry import DIM_TEXT, LABEL_PT, MARK, MARKER_PT, TICK_PT, Page, Placed, place
 from tmemviz.draw.htmlfield import field_svg, sample_records
+from tmemviz.draw.htmlkey import legend_html, size_class, sized_style
 from tmemviz.draw.spec import Arrow, Box, Field, FigureSpec
 from tmemviz.draw.text import literal
 
@@ -65,6 +66,7 @@ def page(spec: FigureSpec, *, links: tuple[Link, ...] = ()) -> bytes:
     svgs = "\n".join(_panel_svg(geometry, i) for i in range(len(geometry.panels)))
     wide = geometry.width_in > 8.0
     style = _asset("page.css") + _matched_style() + ("@page { size: landscape; }\n" if wide else "")
+    style += sized_style(spec)
     fields = tuple(f for p in spec.panels for f in p.fields)
     if fields:  # only pages with a field carry its rules: other pages stay as they were
         style += _asset("field.css")
@@ -77,7 +79,7 @@ def page(spec: FigureSpec, *, links: tuple[Link, ...] = ()) -> bytes:
         else ""  # a figure without coordinates (e.g. pack) has nothing to find
     )
     body = (
-        f"{_nav(links)}<header>\n<h1>{_text(spec.title)}</h1>\n"
+        f"{_nav(links)}<header>\n<h1>{_text(spec.title)}</h1>\n{legend_html(spec)}"
         f'<div class="tools" role="search">\n{find}<output id="count" aria-live="polite"></output>\n</div>\n'
         '<p id="info" aria-live="polite">Hover or click a cell</p>\n</header>\n'
         '<main id="figure" tabindex="0" aria-label="figure: arrow keys move the selection, Escape clears it"'
@@ -261,9 +263,9 @@ def _slice(geometry: Page, index: int) -> tuple[float, float]:
     tops += [placed.oy + n.y * panel.cell_h_in - n.size / PT_PER_IN for n in panel.notes]
     tops += [placed.oy + min(a.y0, a.y1) * panel.cell_h_in for a in panel.arrows]
     if panel.title:
-        tops.append(placed.oy - 0.27 - 0.1)
+        tops.append(placed.title_y - 0.1 * placed.scale)
     if panel.x_ticks:
-        tops.append(placed.oy - 0.09 - 0.08)
+        tops.append(placed.tick_y - 0.08 * placed.scale)
     bottoms = [placed.bottom + placed.footer]
     bottoms += [placed.oy + (b.y + b.h) * panel.cell_h_in for b in panel.boxes]
     bottoms += [placed.oy + (f.y + f.rows * f.cell_h) * panel.cell_h_in for f in panel.fields]
@@ -305,10 +307,12 @@ def _panel_svg(geometry: Page, index: int) -> str:
     parts += labels
     for x, text in panel.x_ticks:
         px, py = placed.at(x, 0)
-        parts.append(f'<text class="tick" x="{_n(px)}" y="{_n(py - 0.09)}">{_text(text)}</text>')
+        parts.append(f'<text class="tick" x="{_n(px)}" y="{_n(placed.tick_y)}">{_text(text)}</text>')
     for y, text in panel.y_ticks:
         px, py = placed.at(0, y)
-        parts.append(f'<text class="tick" x="{_n(px - 0.16)}" y="{_n(py)}">{_text(text)}</text>')
+        parts.append(
+            f'<text class="tick" x="{_n(px - 0.16 * placed.scale)}" y="{_n(py)}">{_text(text)}</text>'
+        )
     if panel.y_ticks:
         mx, my = 0.1, placed.oy + panel.height * ch / 2
         parts.append(
@@ -317,7 +321,7 @@ def _panel_svg(geometry: Page, index: int) -> str:
         )
     if panel.title:
         parts.append(
-            f'<text class="ptitle" x="{_n(placed.ox)}" y="{_n(placed.oy - 0.27)}">{_text(panel.title)}</text>'
+            f'<text class="ptitle" x="{_n(placed.ox)}" y="{_n(placed.title_y)}">{_text(panel.title)}</text>'
         )
     for arrow in panel.arrows:
         parts.append(_arrow(placed, arrow))
@@ -336,12 +340,15 @@ def _panel_svg(geometry: Page, index: int) -> str:
             f' y2="{_n(placed.bottom + 0.05)}" stroke="{MARK}"/>'
         )
         parts.append(
-            f'<text class="note" x="{_n(px)}" y="{_n(placed.bottom + 0.15)}" font-size="6.5"'
+            f'<text class="note" x="{_n(px)}" y="{_n(placed.marker_y)}"'
+            f' font-size="{placed.size(MARKER_PT):g}"'
             f' text-anchor="start" fill="{MARK}">{_text(text)}</text>'
         )
     label = panel.title or f"panel {index + 1}"
+    sized = "" if panel.text_pt is None else f' class="{size_class(panel.text_pt)}"'
     return (
-        f'<div class="panel"><svg xmlns="http://www.w3.org/2000/svg" role="group" aria-label="{_attr(label)}"'
+        f'<div class="panel"><svg xmlns="http://www.w3.org/2000/svg"{sized} role="group"'
+        f' aria-label="{_attr(label)}"'
         f' width="{width * PX_PER_IN:.0f}" height="{(bottom - top) * PX_PER_IN:.0f}"'
         f' viewBox="0 {_n(top)} {_n(width)} {_n(bottom - top)}">\n' + "\n".join(parts) + "\n</svg></div>"
     )

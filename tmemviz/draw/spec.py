@@ -223,6 +223,19 @@ class Panel:
     """Extra room right of the grid, for notes written there."""
     fields: tuple[Field, ...] = ()
     """Dense grids drawn as images under the boxes; none by default."""
+    text_pt: float | None = None
+    """One size for all of the panel's text (title, ticks, axis name, box labels, markers), in points;
+    None: the renderers' small defaults, sized for figures with a label in every cell."""
+
+
+@dataclass(frozen=True)
+class Swatch:
+    """One entry of a figure's legend: a colour and what it means (``frame``: drawn as a frame, for
+    what the figure outlines rather than fills)."""
+
+    color: str
+    label: str
+    frame: bool = False
 
 
 @dataclass(frozen=True)
@@ -230,6 +243,10 @@ class FigureSpec:
     title: str
     caption: str
     panels: tuple[Panel, ...]
+    legend: tuple[Swatch, ...] = ()
+    """Drawn under the title, as swatches with their meaning; none by default."""
+    text_pt: float | None = None
+    """The caption's and the legend's size in points; None: the renderers' default."""
 
     @property
     def boxes(self) -> tuple[Box, ...]:

@@ -44,7 +44,8 @@ def check_document(checked: Sequence[Checked], run: Any = None, notes: Sequence[
     def figure(detail: str):
         from tmemviz.families.explain.figures import map_spec
 
-        return map_spec([(c.path, c.kernels, c.regions) for c in checked], detail)
+        marks = {c.path: c.findings for c in checked}
+        return map_spec([(c.path, c.kernels, c.regions) for c in checked], detail, marks)
 
     def sarif() -> str:
         from tmemviz import __version__

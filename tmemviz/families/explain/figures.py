@@ -1,38 +1,62 @@
-"""The TMEM map of a kernel: per allocation, 128 lanes x its columns, and what each statement touches.
+"""The TMEM map of a kernel: per allocation, when it lives and who uses which of its columns.
 
-One panel per alloc of each kernel (a ``.cta_group::2`` alloc is the same in each CTA of the pair):
-the allocated columns, the region each MMA writes (its idesc M/N and data-path layout), what each
-ld/st/cp/shift reads or writes, labelled with the PTX line; cells outside the allocation and cells two
-kinds of operand share (an MMA's D and a copy's rows, say) in the error colour. Only regions whose
-address was proved are drawn (:mod:`tmemviz.families.explain.regions`); a caption counts the rest.
-The cells are one :class:`~tmemviz.draw.spec.Field` per panel, drawn as one image (PNG/SVG) or
-computed by the page (HTML): hovering names every statement touching a cell, and ``line`` finds them.
+Two panels per alloc of each kernel (a ``.cta_group::2`` alloc is the same in each CTA of the pair).
+The first is the allocation's lifetime over the kernel's PTX lines: its alloc, its deallocs, a tick at
+every statement that touches it, and the findings ``check`` made (a red mark at their line, listed under
+it). The second is its columns across, relative to its base, with one band per kind of user
+(:mod:`tmemviz.families.explain.mapbands`): each band shows lanes 0-127 and the regions that user
+touches, labelled with their PTX lines, so an MMA's accumulator never hides the loads that read it.
+Regions outside the allocation, or where a copy's rows land in an MMA's D, are in the error colour; a
+region at a finding's line is framed in red. Only regions whose address was proved are drawn
+(:mod:`tmemviz.families.explain.regions`); the caption counts the rest. Text is 9 pt.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tmemviz.catalog import Catalog
-from tmemviz.draw.spec import CHAR_IN, Field, FigureSpec, Note, Outline, Panel
-from tmemviz.tmem import TMEM_COLUMNS, TMEM_LANES
+from tmemviz.draw.spec import Box, FigureSpec, Note, Outline, Panel, Swatch
+from tmemviz.families.explain.mapbands import (
+    ALLOCATED,
+    EDGE,
+    FINDING,
+    KINDS,
+    LIVE,
+    OUTSIDE,
+    PAST,
+    Band,
+    bands,
+    clashes,
+    describe,
+    kind_of,
+    warps_text,
+)
+from tmemviz.tmem import TMEM_LANES
 
-PALETTE = ("#ffffff", "#eeeeee", "#9ecae1", "#fdbf6f", "#b2df8a", "#e31a1c")
-"""Past the allocation, allocated, written by an MMA (D), written by st/cp/shift, read, error."""
-PAST, FREE, MMA_D, WRITTEN, READ, ERROR = range(6)
-RANK = {ERROR: 0, MMA_D: 1, WRITTEN: 2, READ: 3, FREE: 4, PAST: 5}
-LABEL_STEP = 8
-"""Lanes between label rows (a 6.5 pt line is about 3 lanes tall)."""
-LABEL_MIN_IN = 0.45
-LABEL_MIN_LANES = 8
-"""Regions smaller than this are named in their tooltips only (labels would cover each other)."""
+TEXT_PT = 9.0
 WIDTH_IN = 10.0
-CELL_H_IN = 0.035
+UNIT_IN = 0.01
+"""A panel's vertical unit (and the lifetime panel's horizontal one): hundredths of an inch."""
+NAME = 26
+"""The height of a band's name row, in units."""
+STRIP = 72
+"""A band's height: 128 lanes in 0.72 inch (32 lanes hold a 9 pt label)."""
+GAP = 10
+MIN_H = 6
+"""The least height of a region, in units (a one-lane region would be a hairline)."""
+MIN_W_IN = 0.05
+CHAR_IN = 0.6 * TEXT_PT / 72
+"""A label character's width: DejaVu Sans Mono advances 0.6 em."""
 MAX_PANELS = 12
-MAX_LABELS = 24
-LABEL_LINES = 3
-"""Lines named in one label before ``+N``."""
+MAX_FINDINGS = 6
+"""Findings listed under one lifetime (the rest are counted)."""
+TIP_LINES = 6
+"""Statements a tooltip names before ``+N more``."""
+SHOWN = ("error", "warning")
+"""Severities the map marks (notes, such as where a target runs, mark no place)."""
 
 
 def gallery_entries(catalog: Catalog) -> list[object]:
@@ -63,26 +87,47 @@ def explain_map(modules: Sequence[Any], catalog: Catalog, detail: str = "auto") 
 
 
 def map_spec(
-    files: Sequence[tuple[str, Sequence[Any], dict[str, Sequence[Any]]]], detail: str = "auto"
+    files: Sequence[tuple[str, Sequence[Any], dict[str, Sequence[Any]]]],
+    detail: str = "auto",
+    findings: Mapping[str, Sequence[Any]] | None = None,
 ) -> FigureSpec:
-    """The map of every kernel of ``files`` (path, the tracker's kernels, placed regions by kernel name)."""
+    """The map of every kernel of ``files`` (path, the tracker's kernels, placed regions by kernel name);
+    ``findings`` by path (``check``'s: line, severity, rule, message) are marked where they are.
+    ``detail`` is accepted for every figure's sake: the map is always a schematic."""
     panels: list[Panel] = []
-    unplaced = 0
-    left = 0
+    unplaced = left = 0
+    kinds: set[str] = set()
+    flags: set[str] = set()
+    elsewhere: list[str] = []
     for path, kernels, regions in files:
+        name = os.path.basename(path) or path
+        found = [f for f in (findings or {}).get(path, ()) if f.severity in SHOWN]
         for kernel in kernels:
             placed = regions.get(kernel.name or f"line {kernel.line}", [])
             accesses = sum(1 for s in kernel.statements if s.op in ("ld", "st", "cp", "mma", "shift"))
             unplaced += max(0, accesses - len({r.line for r in placed}))
+            mine = [f for f in found if kernel.line <= f.line <= kernel.end]
+            found = [f for f in found if f not in mine]
+            if not kernel.allocs:
+                elsewhere += [_finding_text(f) for f in mine]
             for alloc in kernel.allocs:
-                if len(panels) == MAX_PANELS:
+                here = [r for r in placed if r.alloc == alloc.index]
+                marks = _findings_of(alloc, kernel, here, mine)
+                if len(panels) + 2 > MAX_PANELS:
                     left += 1
+                    elsewhere += [_finding_text(f) for f in marks]
                     continue
-                mine = [r for r in placed if r.alloc == alloc.index]
-                panels.append(alloc_panel(path, kernel, alloc, mine))
+                kinds |= {kind_of(r) for r in here}
+                panels.append(lifetime_panel(name, kernel, alloc, here, marks))
+                columns, shown = columns_panel(alloc, here, marks)
+                panels.append(columns)
+                flags |= shown
+        elsewhere += [_finding_text(f) for f in found]
     caption = (
-        "Columns of each allocation, relative to its base (PTX 9.7.16.2); blue: an MMA's D, orange: written "
-        "by st/cp/shift, green: read, red: outside the allocation or shared by two kinds of operand."
+        "Above each allocation: its lifetime over the kernel's PTX lines in text order (alloc and dealloc in "
+        "black, a tick at each statement that touches it; branches may run lines in another order). Below: "
+        "its columns across, relative to its base (PTX 9.7.16.2), one band per kind of user, "
+        "each band showing lanes 0-127 top to bottom; labels name the PTX lines."
     )
     if unplaced:
         caption += (
@@ -90,148 +135,209 @@ def map_spec(
         )
     if left:
         caption += f" {left} more allocation(s) not drawn."
+    if elsewhere:
+        caption += " Findings not on the map: " + "; ".join(elsewhere[:MAX_FINDINGS])
+        caption += f"; +{len(elsewhere) - MAX_FINDINGS} more." if len(elsewhere) > MAX_FINDINGS else "."
     if not panels:
         panels.append(
-            Panel("no tcgen05.alloc found", 8, 1, 0.5, (), notes=(Note(4, 0.5, "nothing allocated"),))
+            Panel(
+                "no tcgen05.alloc found",
+                8,
+                1,
+                0.5,
+                (),
+                notes=(Note(4, 0.5, "nothing allocated", 9.0),),
+                text_pt=TEXT_PT,
+            )
         )
-    title = "TMEM map: " + ", ".join(p for p, _, _ in files)
-    return FigureSpec(title if len(title) < 90 else title[:87] + "...", caption, tuple(panels))
+    names = list(dict.fromkeys(os.path.basename(p) or p for p, _, _ in files))
+    title = "TMEM map: " + ", ".join(names)
+    title = title if len(title) < 90 else title[:87] + "..."
+    return FigureSpec(title, caption, tuple(panels), legend(kinds, flags), TEXT_PT)
 
 
-def alloc_panel(path: str, kernel: Any, alloc: Any, regions: Sequence[Any]) -> Panel:
-    """One allocation: its columns (and as many past it as accesses reach), 128 lanes."""
-    reach = max((min(r.cols[1], TMEM_COLUMNS - 1) + 1 for r in regions), default=0)
-    width = max(alloc.columns or 0, reach, 32)
-    width = min(TMEM_COLUMNS, -(-width // 32) * 32)
-    cells = paint(width, alloc.columns, regions)
-    colors, lines, kinds, texts = cells
-    cell_w = WIDTH_IN / width
-    cells_n = width * TMEM_LANES
-    coordinates = (tuple(i // width for i in range(cells_n)), tuple(i % width for i in range(cells_n)))
-    field = Field(
-        0, 0, width, TMEM_LANES, ("lane", "col", "line", "touch"), (*coordinates, lines, kinds),
-        colors, PALETTE, "lane {lane}, column {col}: {touch}", texts=(("touch", texts),), group=("line",),
-    )  # fmt: skip
-    outlines = [Outline(0, 0, alloc.columns, TMEM_LANES, 1.6)] if alloc.columns else []
-    notes = list(labels(regions, width))
+def legend(kinds: set[str], flags: set[str]) -> tuple[Swatch, ...]:
+    """The colours the map uses, each with its meaning: the kinds of user drawn, then the background."""
+    out = [Swatch(KINDS[k][1], KINDS[k][0]) for k in KINDS if k in kinds]
+    out += [Swatch(ALLOCATED, "allocated"), Swatch(PAST, "past the allocation")]
+    out += [Swatch(LIVE, "lines from alloc to dealloc"), Swatch(EDGE, "alloc, dealloc")]
+    if "outside" in flags:
+        out.append(Swatch(OUTSIDE, "outside the allocation, or a copy into an MMA's D"))
+    if "finding" in flags:
+        out.append(Swatch(FINDING, "a finding at this line", frame=True))
+    return tuple(out)
+
+
+def _findings_of(alloc: Any, kernel: Any, regions: Sequence[Any], findings: Sequence[Any]) -> list[Any]:
+    """The findings one allocation's panels mark: at its statements, alloc or deallocs, or (the kernel's
+    first allocation) anywhere else in the kernel."""
+    lines = {r.line for r in regions} | set(alloc.lines) | set(alloc.frees)
+    others = {line for a in kernel.allocs if a is not alloc for line in (*a.lines, *a.frees)}
+    first = alloc is kernel.allocs[0]
+    return [f for f in findings if f.line in lines or (first and f.line not in others)]
+
+
+def _finding_text(f: Any) -> str:
+    return f"line {f.line}: {f.severity} {f.rule}: {f.message}"
+
+
+def _short(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[: chars - 3] + "..."
+
+
+def lifetime_panel(path: str, kernel: Any, alloc: Any, regions: Sequence[Any], marks: Sequence[Any]) -> Panel:
+    """One allocation's life over the kernel's lines: the kernel, the live span, a tick per statement
+    touching it, the alloc and deallocs, and the findings (marked, then listed)."""
+    first, last = kernel.line, max(kernel.end, kernel.line + 1)
+    width = WIDTH_IN / UNIT_IN
+
+    def x(line: int) -> float:
+        return (line - first) / (last - first) * width
+
+    end = max(alloc.frees) if alloc.frees else last
+    boxes = [
+        Box(0, 34, width, 12, "#f4f4f4", "", f"kernel {kernel.name or '?'}: lines {first}-{last}"),
+        Box(x(alloc.line), 30, max(2.0, x(end) - x(alloc.line)), 20, LIVE, "",
+            f"allocated from line {alloc.line} to line {end}" if alloc.frees else "allocated, never freed"),
+    ]  # fmt: skip
+    ticks: dict[tuple[int, str], list[Any]] = {}
     for r in regions:
-        if r.exact:
-            a, b = max(0, r.cols[0]), min(width - 1, r.cols[1])
-            lo, hi = max(0, r.lanes[0]), min(TMEM_LANES - 1, r.lanes[1])
-            if a <= b and lo <= hi:
-                outlines.append(Outline(a, lo, b - a + 1, hi - lo + 1, 0.6, "#333333"))
-    name = kernel.name or "?"
-    short = name if len(name) <= 40 else name[:37] + "..."
+        ticks.setdefault((r.line, kind_of(r)), []).append(r)
+    for (line, kind), rs in sorted(ticks.items()):
+        boxes.append(Box(x(line) - 1, 30, 2, 20, KINDS[kind][1], "", describe(rs[0]), data=_data(line)))
+    who = warps_text(alloc.by)
+    made = f"line {alloc.line}: tcgen05.alloc" + (f" by {who}" if who else "")
+    boxes.append(Box(x(alloc.line) - 1.5, 26, 3, 28, EDGE, "", made, data=_data(alloc.line)))
+    for line in alloc.frees:
+        boxes.append(
+            Box(x(line) - 1.5, 26, 3, 28, EDGE, "", f"line {line}: tcgen05.dealloc", data=_data(line))
+        )
+    for f in marks:
+        boxes.append(Box(x(f.line) - 2, 22, 4, 36, FINDING, "", _finding_text(f), data=_data(f.line)))
     size = f"{alloc.columns} columns" if alloc.columns else "nCols in a register"
-    pair = ", each CTA of the pair" if alloc.cta_group == 2 else ""
+    pair = ", in each CTA of the pair" if alloc.cta_group == 2 else ""
+    freed = ("dealloc on line " + ", ".join(map(str, alloc.frees))) if alloc.frees else "never freed"
+    notes = [Note(0, 12, f"alloc on line {alloc.line}" + (f" ({who})" if who else "") + f" -> {freed}",
+                  TEXT_PT, "left")]  # fmt: skip
+    y = 72
+    for f in marks[:MAX_FINDINGS]:
+        notes.append(Note(0, y, _short(_finding_text(f), 120), TEXT_PT, "left", FINDING))
+        y += 20
+    if len(marks) > MAX_FINDINGS:
+        notes.append(Note(0, y, f"+{len(marks) - MAX_FINDINGS} more findings", TEXT_PT, "left", FINDING))
+        y += 20
+    name = _short(kernel.name or "?", 48)
+    return Panel(
+        title=f"{path}: {name}, {size}{pair}; lifetime over PTX lines {first}-{last}",
+        width=width,
+        height=y - 8 if marks else 56,
+        cell_w_in=UNIT_IN,
+        boxes=tuple(boxes),
+        x_ticks=_line_ticks([alloc.line, *alloc.frees, first, last], x),
+        notes=tuple(notes),
+        cell_h_in=UNIT_IN,
+        text_pt=TEXT_PT,
+    )
+
+
+def _line_ticks(lines: Sequence[int], x: Any) -> tuple[tuple[float, str], ...]:
+    """Ticks at the lines that matter, most important first, none closer than its text to another."""
+    placed: list[tuple[float, str]] = []
+    for line in lines:
+        at = x(line)
+        half = (len(str(line)) * CHAR_IN / 2 + 0.1) / UNIT_IN
+        if all(abs(at - p) > half + len(t) * CHAR_IN / 2 / UNIT_IN for p, t in placed):
+            placed.append((at, str(line)))
+    return tuple(sorted(placed))
+
+
+def _data(line: int, lanes: tuple[int, int] | None = None, cols: tuple[int, int] | None = None) -> Any:
+    """What the page finds a box by (``line 105``) and selects it with (the boxes of the same line)."""
+    out = [("line", str(line))]
+    if lanes is not None and cols is not None:
+        out += [("lanes", f"{lanes[0]}-{lanes[1]}"), ("cols", f"{cols[0]}-{cols[1]}")]
+    return (*out, ("group", "line"))
+
+
+def columns_panel(alloc: Any, regions: Sequence[Any], marks: Sequence[Any]) -> tuple[Panel, set[str]]:
+    """One allocation's columns (and as many past it as accesses reach), a band per kind of user; also
+    which of the legend's flags (``outside``, ``finding``) it shows."""
+    reach = max((min(r.cols[1], 511) + 1 for r in regions), default=0)
+    width = max(alloc.columns or 0, reach, 32)
+    width = min(512, -(-width // 32) * 32)
+    found = bands(regions, width)
+    d = [rect for b in found if b.kind == "D" for rect in b.rects]
+    flagged = {f.line for f in marks}
+    boxes: list[Box] = []
+    outlines: list[Outline] = []
+    notes: list[Note] = []
+    y_ticks: list[tuple[float, str]] = []
+    flags: set[str] = set()
+    top = 0
+    for band in found or [Band("ld", ())]:
+        notes.append(
+            Note(0, top + NAME / 2, band.name if found else "no access placed in it", TEXT_PT, "left")
+        )
+        strip = top + NAME
+        allocated = min(alloc.columns or width, width)
+        boxes.append(Box(0, strip, allocated, STRIP, ALLOCATED, "", f"allocated columns 0-{allocated - 1}"))
+        if allocated < width:
+            boxes.append(Box(allocated, strip, width - allocated, STRIP, PAST, "", "past the allocation"))
+        y_ticks += [(strip + 6, "0"), (strip + STRIP - 6, "127")]
+        stages = sorted({rect.cols for rect in band.rects})
+        for rect in band.rects:
+            y = strip + rect.lanes[0] * STRIP / TMEM_LANES
+            h = (rect.lanes[1] - rect.lanes[0] + 1) * STRIP / TMEM_LANES
+            w = rect.cols[1] - rect.cols[0] + 1
+            # A region of a lane or a column (a scale factor's address) is drawn big enough to see.
+            h, w = max(h, MIN_H), max(w, MIN_W_IN * width / WIDTH_IN)
+            y, x = min(y, strip + STRIP - h), min(rect.cols[0], width - w)
+            bad = rect.outside or clashes(rect, band, d)
+            flags |= {"outside"} if bad else set()
+            tips = [describe(r) for r in sorted(rect.regions, key=lambda r: r.line)]
+            tip = "; ".join(tips[:TIP_LINES]) + (
+                f"; +{len(tips) - TIP_LINES} more" if len(tips) > TIP_LINES else ""
+            )
+            tip += f" (lanes {rect.lanes[0]}-{rect.lanes[1]}, columns {rect.cols[0]}-{rect.cols[1]})"
+            if clashes(rect, band, d):
+                tip += "; shares cells with an MMA's D"
+            lines = rect.lines
+            text = f"L{lines[0]}" + (f"+{len(lines) - 1}" if len(lines) > 1 else "")
+            if band.kind == "D" and len(stages) > 1:
+                text = f"stage {stages.index(rect.cols)}: " + text
+            fits = len(text) * CHAR_IN + 0.04 <= w * WIDTH_IN / width and h * UNIT_IN >= 1.2 * TEXT_PT / 72
+            fill = OUTSIDE if bad else KINDS[band.kind][1]
+            # Past the allocation's columns only: the part inside keeps its kind's colour.
+            split = rect.outside and not clashes(rect, band, d) and rect.cols[0] < allocated <= rect.cols[1]
+            if split:
+                fill = KINDS[band.kind][1]
+            for k, line in enumerate(lines):  # one box per line, so the page finds each
+                label = text if fits and k == len(lines) - 1 else ""
+                boxes.append(Box(x, y, w, h, fill, label, tip, not rect.exact and bool(label),
+                                 _data(line, rect.lanes, rect.cols)))  # fmt: skip
+            if split:
+                boxes.append(Box(allocated, y, rect.cols[1] - allocated + 1, h, OUTSIDE, "", tip))
+            if flagged & set(lines):
+                flags.add("finding")
+                outlines.append(Outline(x, y, w, h, 2.5, FINDING))
+        top = strip + STRIP + GAP
     markers = (
         ((float(alloc.columns), "end of allocation"),) if alloc.columns and alloc.columns < width else ()
     )
-    return Panel(
-        title=f"{path}: {short}, alloc on line {alloc.line} ({size}{pair})",
+    step = max(32, width // 8)
+    panel = Panel(
+        title=f"columns 0-{width - 1} from the allocation's base; each band: lanes 0-127",
         width=width,
-        height=TMEM_LANES,
-        cell_w_in=cell_w,
-        boxes=(),
-        fields=(field,),
-        x_ticks=tuple((c + 0.5, str(c)) for c in range(0, width, max(32, width // 8))),
-        y_ticks=tuple((lane + 0.5, str(lane)) for lane in range(0, TMEM_LANES, 32)),
+        height=(top - GAP),
+        cell_w_in=WIDTH_IN / width,
+        boxes=tuple(boxes),
+        x_ticks=tuple((float(c), str(c)) for c in range(0, width + 1, step)),
+        y_ticks=tuple(y_ticks),
         markers=markers,
         outlines=tuple(outlines),
         notes=tuple(notes),
-        cell_h_in=CELL_H_IN,
+        cell_h_in=UNIT_IN,
         y_label="lane",
+        text_pt=TEXT_PT,
     )
-
-
-def paint(width: int, columns: int | None, regions: Sequence[Any]) -> tuple[Any, ...]:
-    """Per cell: its colour, the line of the last statement touching it (-1: none), and which set of
-    statements touch it (an index into the texts, for the tooltip).
-
-    >>> from types import SimpleNamespace as R
-    >>> d = R(line=9, op="mma", what="D", lanes=(0, 127), cols=(0, 31), writes=True, outside=False)
-    >>> colors, lines, kinds, texts = paint(32, 32, [d])
-    >>> colors[0], lines[5], dict(texts)[kinds[0]]
-    (2, 9, 'line 9: tcgen05.mma writes D')
-    """
-    n = width * TMEM_LANES
-    colors = [FREE if columns is None else PAST] * n
-    if columns:
-        for lane in range(TMEM_LANES):
-            colors[lane * width : lane * width + min(columns, width)] = [FREE] * min(columns, width)
-    touched: list[tuple[int, ...]] = [()] * n
-    operand: list[str | None] = [None] * n
-    for k, r in enumerate(regions):
-        kind = "D" if r.what == "D" else ("cells" if r.what == "cells" else "other")
-        for lane in range(max(0, r.lanes[0]), min(TMEM_LANES - 1, r.lanes[1]) + 1):
-            for col in range(max(0, r.cols[0]), min(width - 1, r.cols[1]) + 1):
-                i = lane * width + col
-                touched[i] = (*touched[i], k)
-                # Past the allocation; or the whole region when what takes it outside is not drawn (lanes).
-                past = (columns is not None and col >= columns) or (
-                    r.outside and (columns is None or r.cols[1] < columns)
-                )
-                clash = operand[i] is not None and {operand[i], kind} == {"D", "other"}
-                if past or clash:
-                    colors[i] = ERROR
-                else:  # what a cell shows, most telling first: error, an MMA's D, written, read
-                    mine = MMA_D if r.op == "mma" and r.what == "D" else WRITTEN if r.writes else READ
-                    if colors[i] in (PAST, FREE) or RANK[mine] < RANK[colors[i]]:
-                        colors[i] = mine
-                    if operand[i] != "D" or kind == "other":
-                        operand[i] = kind
-    index: dict[tuple[int, ...], int] = {(): 0}
-    texts = [(0, "not touched")]
-    kinds = []
-    for t in touched:
-        if t not in index:
-            index[t] = len(index)
-            texts.append((index[t], "; ".join(describe(regions[k]) for k in t[:LABEL_LINES])
-                          + (f"; +{len(t) - LABEL_LINES} more" if len(t) > LABEL_LINES else "")))  # fmt: skip
-        kinds.append(index[t])
-    lines = tuple(regions[t[-1]].line if t else -1 for t in touched)
-    return tuple(colors), lines, tuple(kinds), tuple(texts)
-
-
-def describe(region: Any) -> str:
-    verb = "writes" if region.writes else "reads"
-    what = "" if region.what == "cells" else f" {region.what}"
-    return f"line {region.line}: tcgen05.{region.op} {verb}{what}" + (" (outside)" if region.outside else "")
-
-
-def labels(regions: Iterable[Any], width: int) -> Iterable[Note]:
-    """One label per distinct rectangle, naming the lines (and ops) touching it (``L69 mma D, L105 ld``),
-    each on the first row of its rectangle where it covers no label already placed.
-
-    >>> from types import SimpleNamespace as R
-    >>> rs = [R(line=n, op="ld", what="cells", lanes=(0, 127), cols=(0, 63)) for n in (5, 6)]
-    >>> [(n.x, n.y, n.text) for n in labels(rs, 64)]
-    [(32.0, 8.0, 'L5 ld, L6 ld')]
-    """
-    groups: dict[tuple[int, int, int, int], list[Any]] = {}
-    for r in regions:
-        a, b = max(0, r.cols[0]), min(width - 1, r.cols[1])
-        lo, hi = max(0, r.lanes[0]), min(TMEM_LANES - 1, r.lanes[1])
-        wide = (b - a + 1) * WIDTH_IN / width >= LABEL_MIN_IN
-        if a <= b and lo <= hi and wide and hi - lo + 1 >= LABEL_MIN_LANES:
-            groups.setdefault((a, b, lo, hi), []).append(r)
-    placed: list[tuple[float, float, float]] = []
-    per_col = width / WIDTH_IN  # columns per inch
-    for count, ((a, b, lo, hi), members) in enumerate(
-        sorted(groups.items(), key=lambda g: (g[0][0], -g[0][1]))
-    ):
-        if count == MAX_LABELS:
-            return
-        names = [
-            f"L{r.line} {r.op}" + (f" {r.what}" if r.what not in ("cells", "rows") else "") for r in members
-        ]
-        text = ", ".join(names[:LABEL_LINES]) + (
-            f" +{len(names) - LABEL_LINES}" if len(names) > LABEL_LINES else ""
-        )
-        x = (a + b + 1) / 2
-        half = len(text) * CHAR_IN * per_col / 2
-        for y in range(lo + LABEL_STEP, hi + 1, LABEL_STEP):
-            if all(abs(y - py) >= LABEL_STEP or x + half < px0 or x - half > px1 for py, px0, px1 in placed):
-                placed.append((y, x - half, x + half))
-                yield Note(x, float(y), text, 6.5)
-                break
+    return panel, flags

@@ -1,5 +1,6 @@
-"""What the TMEM map draws of an analysed kernel: its allocations in line order, and every region its
-accesses touch in each warp (:class:`~tmemviz.families.explain.regions.Region`). Pure: no I/O."""
+"""What the TMEM map draws of an analysed kernel: its allocations in line order (where each is allocated
+and freed, by which warps), and every region its accesses touch (:class:`MapRegion`: a
+:class:`~tmemviz.families.explain.regions.Region` and the warps that touch it). Pure: no I/O."""
 
 from __future__ import annotations
 
@@ -17,6 +18,19 @@ class MapAlloc:
     line: int
     columns: int | None
     cta_group: int
+    frees: tuple[int, ...] = ()
+    """The lines of the deallocs that free it (none: never freed on any path the analysis followed)."""
+    by: tuple[int, ...] = ()
+    """The warps that allocate it (none: not known, the kernel was followed for any thread)."""
+    lines: tuple[int, ...] = ()
+    """Every alloc line of it (one allocation may be allocated on several paths)."""
+
+
+@dataclass(frozen=True)
+class MapRegion(Region):
+    """A region and the warps whose accesses touch it (none: the kernel was followed for any thread)."""
+
+    warps: tuple[int, ...] = ()
 
 
 @dataclass
@@ -31,6 +45,8 @@ class MapKernel:
     line: int
     allocs: list[MapAlloc] = field(default_factory=list)
     statements: list[MapStatement] = field(default_factory=list)
+    end: int = 0
+    """The function's last line (its statements' last, at least its header's)."""
 
 
 def columns_of(info: dict[str, Any]) -> int | None:
@@ -50,18 +66,30 @@ def outside(spot: Any, columns: int | None) -> bool:
     return lane >= TMEM_LANES or (columns is not None and col >= columns)
 
 
-def kernel_map(a: Analysed) -> tuple[MapKernel, list[Region]]:
+def _warps(groups: Any) -> tuple[int, ...]:
+    """The warps of trace groups (``None``: any thread, no warp known)."""
+    return tuple(sorted({w for g in groups if g for w in g}))
+
+
+def kernel_map(a: Analysed) -> tuple[MapKernel, list[MapRegion]]:
     known = allocations(a)
     keys = sorted((k for k, v in known.items() if v["lines"]), key=lambda k: min(known[k]["lines"]))
-    kernel = MapKernel(a.body.name, a.body.line)
+    last = max((i.line for i in a.body.instructions), default=a.body.line)
+    kernel = MapKernel(a.body.name, a.body.line, end=last)
     index = {}
     for i, k in enumerate(keys):
-        lines = known[k]["lines"]
+        info = known[k]
+        lines = info["lines"]
         pair = any("cta_group::2" in ins.text for ins in a.plan.tcgen05 if ins.line in lines)
-        kernel.allocs.append(MapAlloc(i, min(lines), columns_of(known[k]), 2 if pair else 1))
+        kernel.allocs.append(
+            MapAlloc(
+                i, min(lines), columns_of(info), 2 if pair else 1, tuple(sorted(info["frees"])),
+                _warps(info["by"]), tuple(sorted(lines)),
+            )
+        )  # fmt: skip
         index[k] = i
     kernel.statements = [MapStatement(i.line, i.opcode.split(".")[1].split("::")[0]) for i in a.plan.tcgen05]
-    regions: dict[Region, None] = {}
+    regions: dict[Region, set[int]] = {}
     for t in a.traces:
         for access in t.accesses:
             for touch, spots in access.spots:
@@ -76,5 +104,6 @@ def kernel_map(a: Analysed) -> tuple[MapKernel, list[Region]]:
                     region = Region(
                         line, op, touch.what, alloc.index, *cells, touch.writes, far, exact, spot.least
                     )
-                    regions[region] = None
-    return kernel, list(regions)
+                    warps = {spot.warp} if spot.warp is not None else set(t.warps or ())
+                    regions.setdefault(region, set()).update(warps)
+    return kernel, [MapRegion(*vars(r).values(), warps=tuple(sorted(w))) for r, w in regions.items()]
