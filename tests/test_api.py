@@ -181,14 +181,20 @@ def test_figure_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_notebook_html_is_a_sandboxed_offline_frame() -> None:
+    from tmemviz.draw.notebook import unpacked
+
     shown = tmemviz.cp("32x128b", multicast="warpx4")._repr_html_()
-    assert shown.startswith("<iframe") and 'sandbox="allow-scripts"' in shown
-    assert "default-src &#x27;none&#x27;" in shown
+    assert '<iframe id="tmemviz-' in shown and 'sandbox="allow-scripts"' in shown
+    assert "default-src 'none'" in unpacked(shown).decode()
     bundle = tmemviz.desc("0x4000404000010000")._repr_mimebundle_()  # its bit fields (P18)
-    assert bundle["text/html"].startswith("<iframe") and "SBO" in bundle["text/html"]
+    assert "SBO" in unpacked(bundle["text/html"]).decode()
+    assert set(bundle) == {"text/plain", "text/html", "image/png"}
+    only = tmemviz.desc("0x4000404000010000")._repr_mimebundle_(include={"text/plain"})
+    assert only == {"text/plain": "<tmemviz desc: 0x4000404000010000, 0 cells>"}
     table = tmemviz.desc("0x4000404000010000")
-    table.figure = None  # a result without a figure shows its table as text
-    assert table._repr_html_().startswith("<pre>") and "SBO" in table._repr_html_()
+    table.figure = None  # a result without a figure shows its table as text, and no image
+    assert "<pre>" in table._repr_html_() and "SBO" in table._repr_html_()
+    assert "image/png" not in table._repr_mimebundle_()
 
 
 def test_import_tmemviz_is_cheap() -> None:

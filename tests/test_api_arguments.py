@@ -29,6 +29,7 @@ CALLS: dict[str, dict[str, Any]] = {
     "check": {"text": "tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r1}, [%r2];"},
     "datapath": {"letter": "D"},
     "scales": {"k": 128, "m": 128},
+    "emit": {"shape": "16x256b"},
 }
 """A call that succeeds, for each function; the matrix changes one argument at a time."""
 

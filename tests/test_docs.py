@@ -34,3 +34,15 @@ def test_readme_shell_example_prints_what_it_shows(capsys: pytest.CaptureFixture
     assert blocks, "the README shows at least one command with its output"
     for argv, shown in blocks:
         assert ok(capsys, *shlex.split(argv)).strip() == shown.strip()
+
+
+def test_api_page_shows_every_public_function() -> None:
+    """docs/api.md runs an example of each function of the API (and the table names each one)."""
+    import tmemviz
+
+    text = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
+    examples = "\n".join(re.findall(r"```python\n(.*?)```", text, re.DOTALL))
+    table = {m.group(1) for m in re.finditer(r"^\| `(\w+)\(", text, re.MULTILINE)}
+    for name in tmemviz.API:
+        assert f"tmemviz.{name}(" in examples, f"docs/api.md has no example of tmemviz.{name}"
+        assert name in table, f"docs/api.md's table does not list {name}"

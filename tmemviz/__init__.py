@@ -18,7 +18,7 @@ __version__ = "0.2.0"
 
 API = (
     *("layout", "pack", "cp", "decompress", "smem", "desc", "tile", "shift", "scales", "datapath"),
-    *("idesc", "explain", "check"),
+    *("idesc", "explain", "check", "emit"),
 )
 """The functions of :mod:`tmemviz.api`, one per command that shows something."""
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         datapath,
         decompress,
         desc,
+        emit,
         explain,
         idesc,
         layout,
@@ -51,6 +52,7 @@ __all__ = [
     "datapath",
     "decompress",
     "desc",
+    "emit",
     "explain",
     "idesc",
     "layout",
@@ -81,4 +83,9 @@ def __getattr__(name: str) -> Any:
         from tmemviz.errors import TmemvizError
 
         return TmemvizError
+    if name == "ptx":  # the package of that name is the PTX reader, an attribute once it is imported
+        raise AttributeError(
+            "tmemviz.ptx is the PTX reader package (import tmemviz.ptx.stream ...); the command "
+            "'tmemviz ptx' is the function tmemviz.emit"
+        )
     raise AttributeError(f"module 'tmemviz' has no attribute '{name}'")

@@ -17,36 +17,25 @@ Each module a function needs is imported when it is called, so ``import tmemviz`
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 from tmemviz.arguments import checked
 from tmemviz.arguments import cli_text as _text
-from tmemviz.catalog import ShapeKind
-from tmemviz.families.cp.shapes import KIND as CP
+from tmemviz.emitting import emit as emit  # the command `tmemviz ptx` (tmemviz.ptx is the PTX reader)
 from tmemviz.families.ldst.shapes import KIND as LDST
+from tmemviz.user_catalog import KINDS as KINDS  # the families a SHAPE may name
+from tmemviz.user_catalog import PathLike
+from tmemviz.user_catalog import catalog as catalog
 
 if TYPE_CHECKING:
-    from tmemviz.catalog import Catalog
     from tmemviz.draw.document import Document
 
-KINDS: tuple[ShapeKind[Any], ...] = (LDST, CP)
-"""The families whose shape names a SHAPE argument may hold (for "use 'tmemviz cp'" hints)."""
-
-PathLike = Union[str, "os.PathLike[str]"]
 Taddr = Union[str, int, tuple[int, int], None]
-Files = Union[PathLike, Sequence[PathLike]]
+Held = Any
+"""What explain and check take: a path, PTX or SASS text, cubin bytes, an object with ``.asm``, or a list
+of them (sorted by :mod:`tmemviz.sources`, which says what is wrong in one sentence)."""
 Layouts = Optional[Sequence[PathLike]]
-
-
-def catalog(layouts: Optional[Sequence[PathLike]] = None) -> Catalog:
-    """The shipped shape files plus ``$TMEMVIZ_LAYOUTS`` and ``layouts``, each family read on first use."""
-    from tmemviz.catalog import load_catalog
-
-    dirs: list[PathLike] = [d for d in os.environ.get("TMEMVIZ_LAYOUTS", "").split(os.pathsep) if d]
-    dirs += list(layouts or [])
-    return load_catalog(dirs, KINDS, lazy=True)
 
 
 @checked
@@ -322,25 +311,22 @@ def idesc(
 
 
 @checked
-def explain(files: Files = (), text: Optional[str] = None, layouts: Layouts = None) -> Document:
-    """Every tcgen05 instruction of whole PTX modules (``tmemviz explain``); ``files`` are streamed
-    (``-`` is stdin), ``text`` is PTX given as a string."""
-    from tmemviz.families.explain.source import explain_sources
+def explain(files: Held = (), text: Optional[str] = None, layouts: Layouts = None) -> Document:
+    """Every tcgen05 instruction of PTX modules, SASS listings or cubins (``tmemviz explain``). ``files``:
+    a path (``-`` is stdin), PTX or SASS text, cubin bytes, an object whose ``.asm`` holds ``"ptx"`` or
+    ``"cubin"`` (Triton's ``CompiledKernel``), or a list of them; ``text`` is PTX given as a string."""
+    from tmemviz.sources import explain_held
 
-    return explain_sources(_paths(files), text, catalog(layouts))
+    return explain_held(files, text, catalog(layouts))
 
 
 @checked
-def check(files: Files = (), text: Optional[str] = None, layouts: Layouts = None) -> Document:
-    """TMEM findings of whole PTX modules (``tmemviz check``): ``.cells`` are the files, each with its
-    ``findings``; ``save("map.png")`` draws the kernels' TMEM map. ``-`` is stdin, ``text`` PTX itself."""
-    from tmemviz.families.check.document import check_files
+def check(files: Held = (), text: Optional[str] = None, layouts: Layouts = None) -> Document:
+    """TMEM findings of PTX modules (``tmemviz check``): ``.cells`` are the files, each with its ``findings``;
+    ``save("map.png")`` draws the TMEM map. ``files`` as explain takes them, and directories (PTX only)."""
+    from tmemviz.sources import check_held
 
-    return check_files(_paths(files), text, catalog(layouts))
-
-
-def _paths(files: Files) -> Sequence[PathLike]:
-    return [files] if isinstance(files, (str, os.PathLike)) else files
+    return check_held(files, text, catalog(layouts))
 
 
 @checked

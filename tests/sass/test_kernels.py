@@ -152,7 +152,7 @@ def test_cubin_without_nvdisasm_is_one_sentence(
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr("tmemviz.sass.cubin.find_nvdisasm", lambda: None)
     message = bad(capsys, "explain", str(KERNELS / "triton_st_16x64b.cubin"))
-    assert "nvdisasm" in message and "nvidia-cuda-nvdisasm" in message and "tmemviz[sass]" in message
+    assert "nvdisasm" in message and "nvidia-cuda-nvdisasm" in message and "pip install '.[sass]'" in message
     assert message.count("\n") <= 1
 
 

@@ -13,9 +13,10 @@ from tmemviz.api import KINDS as KINDS  # re-exported: the families a SHAPE may 
 from tmemviz.api import catalog as user_catalog
 from tmemviz.catalog import Catalog
 from tmemviz.cli.params import Option
+from tmemviz.emitting import names_copy as names_copy  # re-exported: cp or ld/st, told from SHAPE
 from tmemviz.errors import TmemvizError
-from tmemviz.families.cp.shapes import KIND as CP
-from tmemviz.families.ldst.shapes import KIND as LDST
+from tmemviz.families.cp.shapes import KIND as CP  # noqa: F401 (cli.complete takes it from here)
+from tmemviz.families.ldst.shapes import KIND as LDST  # noqa: F401
 from tmemviz.values import parse_int
 
 if TYPE_CHECKING:
@@ -152,17 +153,6 @@ def show(
     from tmemviz.writing import write_atomic
 
     write_atomic(output, data)  # as typed: a trailing '/' must reach write_atomic
-
-
-def names_copy(found: Catalog, shape: str) -> bool:
-    """Whether SHAPE spells a tcgen05.cp (a cp line, a UTCCP atom, or a name only cp knows)."""
-    from tmemviz.ptx.text import is_instruction
-
-    word = shape.strip().lower()
-    if word.startswith(("tcgen05.cp", "sm100_utccp_")) or is_instruction(word, "tcgen05.cp"):
-        return True  # is_instruction: a compiler's line may start with a guard (@%p1 tcgen05.cp...)
-    head = word.split(".")[0] if not word.startswith(".") else word.split(".")[1]
-    return found.find(LDST, head) is None and found.find(CP, head) is not None
 
 
 def deliver(body: str | View, output: Optional[str | Path], notes: Sequence[str] = ()) -> None:

@@ -83,6 +83,8 @@ class Document:
     """Suspicious but legal input: the CLI prints each on stderr."""
     subject: Any = field(default=None, repr=False)
     """The family's own object this describes (an Instruction, a Copy, a Tile ...), for deeper questions."""
+    notebook: tuple[str, ...] = ()
+    """The views a notebook shows as tables above the figure (explain's instructions, check's findings)."""
     which_of: Optional[Callable[..., Record]] = field(default=None, repr=False)
     where_of: Optional[Callable[..., Record]] = field(default=None, repr=False)
 
@@ -129,17 +131,22 @@ class Document:
         return Path(path)
 
     def _repr_html_(self) -> str:
-        """The interactive figure (offline, no network), so a bare expression in Jupyter shows it."""
+        """The HTML a notebook shows (:mod:`tmemviz.draw.notebook`): tables, then the interactive figure."""
+        from tmemviz.draw.notebook import notebook_html
+
         return notebook_html(self)
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        return {"text/plain": repr(self), "text/html": self._repr_html_()}
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """What Jupyter shows of a bare result: HTML, a small PNG for static viewers, one line of text."""
+        from tmemviz.draw.notebook import bundle
+
+        return bundle(self, include, exclude)
 
     def __repr__(self) -> str:
         n = len(self.cells)
         # main names the records in the plural ("cells", "files"); one of them is said in the singular.
         count = f", {n} {self.main[:-1] if n == 1 and self.main.endswith('s') else self.main}"
-        count = count if self.lists is not None else ""
+        count = "" if self.title.endswith(f" {count[2:]}") else count  # check's title counts its files
         return f"<tmemviz {self.kind}: {self.title}{count}>"
 
 
@@ -331,27 +338,3 @@ def plain_text(doc: Document, view: Optional[str] = None, width: int = 160) -> s
     for note in doc.notes:
         console.print(Text(f"note: {note}"), soft_wrap=True)
     return plain(console.export_text())
-
-
-def notebook_html(doc: Document, detail: str = "auto") -> str:
-    """What a notebook shows: the interactive page in a sandboxed frame, or the table as text.
-
-    The page runs in an ``<iframe srcdoc>`` so its own Content-Security-Policy and script apply
-    inside the frame only: nothing loads from the network and nothing touches the notebook.
-    """
-    import html  # only a notebook pays for it
-
-    if doc.figure is None:
-        return f"<pre>{html.escape(plain_text(doc, width=100))}</pre>"
-    from tmemviz.draw.geometry import place
-    from tmemviz.draw.html import PX_PER_IN
-    from tmemviz.draw.html import page as html_page
-
-    spec = figure_spec(doc, detail)
-    height = int(place(spec).height_in * PX_PER_IN) + 220  # the page's header, caption and help text
-    body = html_page(spec).decode()
-    return (
-        f'<iframe title="{html.escape(spec.title)}" sandbox="allow-scripts" '
-        f'style="width:100%;height:{min(height, 900)}px;border:0" '
-        f'srcdoc="{html.escape(body, quote=True)}"></iframe>'
-    )

@@ -1,7 +1,8 @@
 """A cubin (CUDA ELF) read as a SASS listing: NVIDIA's ``nvdisasm -c -g`` prints it, streamed here.
 
 nvdisasm is not a dependency: it is found on PATH, else in the pip package ``nvidia-cuda-nvdisasm``
-(the optional extra ``tmemviz[sass]``). It is only needed for a cubin; listings are read directly.
+(the optional extra ``sass``: ``pip install '.[sass]'`` from a checkout). It is only needed for a
+cubin; listings are read directly.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from tmemviz.errors import TmemvizError
 ELF_MAGIC = b"\x7fELF"
 MISSING = (
     "{path} is a cubin; explaining it needs NVIDIA's nvdisasm: put it on PATH or install the pip "
-    "package nvidia-cuda-nvdisasm (pip install 'tmemviz[sass]'), or give the text nvdisasm -c prints"
+    "package nvidia-cuda-nvdisasm (from a checkout of tmemviz: pip install '.[sass]'), or give the text "
+    "nvdisasm -c prints"
 )
 
 

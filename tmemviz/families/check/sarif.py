@@ -70,10 +70,10 @@ def artifact(path: str, root: str) -> dict[str, Any]:
 
     >>> artifact(os.path.join("k", "a b.ptx"), os.getcwd())
     {'uri': 'k/a%20b.ptx', 'uriBaseId': '%SRCROOT%'}
-    >>> artifact("<text>", os.getcwd())
-    {'uri': '%3Ctext%3E'}
+    >>> artifact("<text>", os.getcwd()), artifact("<matmul.ptx>", os.getcwd())
+    ({'uri': '%3Ctext%3E'}, {'uri': '%3Cmatmul.ptx%3E'})
     """
-    if path in ("-", "<text>"):
+    if path == "-" or (path.startswith("<") and path.endswith(">")):  # texts the Python API was given
         return {"uri": quote(path, safe="")}
     absolute = os.path.abspath(path)
     try:

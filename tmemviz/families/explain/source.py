@@ -20,9 +20,15 @@ if TYPE_CHECKING:
 
 
 def explain_sources(
-    files: Sequence[str | os.PathLike[str]], text: str | None, catalog: Catalog, *, table_only: bool = False
+    files: Sequence[str | os.PathLike[str]],
+    text: str | None,
+    catalog: Catalog,
+    *,
+    table_only: bool = False,
+    named: Sequence[tuple[str, Iterable[str]]] = (),
 ) -> Document:
-    """Scan each file (then ``text``, named ``<text>``) with one explainer, as one document.
+    """Scan each file (then ``text``, named ``<text>``, then the ``named`` inputs: a name and its lines)
+    with one explainer, as one document.
 
     ``table_only``: each ld/st record keeps only the cells the table shows (thread 0's first ones), so a
     module of any length costs a row per instruction; such a document is for the table alone. Otherwise
@@ -35,7 +41,7 @@ def explain_sources(
     explainer = Explainer(catalog)
     explainer.lazy_cells = table_only
     modules = []
-    for module, made in scanned(files, text, explainer, track=not table_only):
+    for module, made in scanned(files, text, explainer, track=not table_only, named=named):
         for record in made:
             cells = record.get("cells")
             if isinstance(cells, LazyCells):
@@ -46,7 +52,12 @@ def explain_sources(
 
 
 def scanned(
-    files: Sequence[str | os.PathLike[str]], text: str | None, explainer: Explainer, *, track: bool = False
+    files: Sequence[str | os.PathLike[str]],
+    text: str | None,
+    explainer: Explainer,
+    *,
+    track: bool = False,
+    named: Sequence[tuple[str, Iterable[str]]] = (),
 ) -> Iterator[tuple[Module, Iterator[dict[str, Any]]]]:
     """The one dispatch point from what the user gave to explained modules: per file (``-`` is standard
     input, readable once), then ``text`` (named ``<text>``), its :class:`Module` and its instruction
@@ -56,7 +67,7 @@ def scanned(
     from tmemviz.families.explain.scan import records
     from tmemviz.files import text_lines
 
-    if not files and text is None:
+    if not files and text is None and not named:
         raise TmemvizError("give one or more PTX or SASS files or cubins (or - for standard input)")
     names = [os.fspath(p) for p in files]
     if names.count("-") > 1:
@@ -66,6 +77,7 @@ def scanned(
     inputs: list[tuple[str, Iterable[str]]] = [(name, text_lines(name)) for name in names]
     if text is not None:
         inputs.append(("<text>", text.splitlines()))
+    inputs += named  # texts and cubins the Python API was given (tmemviz/sources.py), by their shown names
     # PTX, a SASS listing or a cubin, told by content; SASS given with its PTX is paired (explain/machine.py).
     from tmemviz.families.explain.machine import dispatch
 

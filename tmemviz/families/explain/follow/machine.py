@@ -277,7 +277,13 @@ class Machine(Operands):
             return {}
         if last is None or last.guard is None or last.head not in ("bra", "brx", "ret", "exit", "trap"):
             return {succ: State(s.regs, s.life, s.pending, s.stored) for succ in b.succ}
-        truth = self._guard(last, s.regs)
+        try:
+            truth = self._guard(last, s.regs)
+        except Split:
+            # Warps part ways: one group still, both ways, where nothing between matters (Plan.passable).
+            if last.head != "bra" or any(p.regs for p in s.pending) or not self.plan.passable(block):
+                raise
+            return {succ: State(s.regs, s.life, s.pending, s.stored) for succ in b.succ}
         fall = block + 1 if block + 1 in b.succ and (last.head != "bra" or len(b.succ) > 1) else None
         jumps = [x for x in b.succ if x != fall] if last.head in ("bra", "brx") else []
         out: dict[int, State] = {}

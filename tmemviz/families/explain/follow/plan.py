@@ -22,6 +22,7 @@ from tmemviz.flow.cfg import Graph, build
 from tmemviz.ptx.body import Body, Instruction, Label
 
 MAX_REMEMBERED = 1 << 16
+_NOT_PASSABLE = frozenset(("tcgen05", "bar", "barrier", "setmaxnreg", "ret", "exit", "trap", "brx"))
 """Evaluations kept per function (a bound on memory, whatever the function)."""
 DATA_VECTORS = frozenset(("ld", "st"))
 """tcgen05 ops whose register vectors are data, not values to follow: ld's destinations (and ld.red's
@@ -40,6 +41,7 @@ class Plan:
         self._effects: dict[tuple[Any, ...], dict[str, Any]] = {}
         self._touched: dict[int, frozenset[str]] = {}
         self._writes: dict[int, tuple[str, ...]] = {}
+        self._passable: dict[int, bool] = {}
 
     def effect(self, ins: Instruction, regs: dict[str, Any], thread: Any) -> dict[str, Any]:
         """:func:`~tmemviz.families.explain.follow.evaluate.effect`, remembered by what it depends on (the
@@ -65,6 +67,39 @@ class Plan:
             get = dict(zip(reads, values, strict=True)).get
             found = self._effects[key] = effect(self.body, ins, get, thread)
         return found
+
+    def passable(self, block: int) -> bool:
+        """Whether warps that part ways at ``block``'s closing branch may still be followed as one group:
+        both ways meet again at the branch's immediate post-dominator, and nothing on the way does what
+        the analysis follows (no tcgen05, barrier, register-count change, release or exit; no evaluated
+        register still live where they meet). The group then runs down both ways and the join is exact,
+        where splitting it would follow each part through the rest of the kernel on its own (CUTLASS's
+        epilogue warps part ways only to initialise one warp's mbarriers)."""
+        found = self._passable.get(block)
+        if found is None:
+            found = self._passable[block] = self._region_is_plain(block)
+        return found
+
+    def _region_is_plain(self, block: int) -> bool:
+        graph = self.graph
+        meet = graph.ipdom.get(block, -1)
+        if meet < 0:
+            return False
+        region = graph.reaches(graph.blocks[block].succ, avoiding=frozenset((meet,)))
+        if block in region:  # a loop whose rounds the warps may count differently
+            return False
+        live, releases, relevant = self.live[meet], self.releases, self.relevant
+        for b in region:
+            if graph.blocks[b].exits:
+                return False
+            for ins in self.code[b]:
+                if ins.head in _NOT_PASSABLE or ins.index in releases:
+                    return False
+                if ins.head == "mbarrier" and not ins.opcode.startswith("mbarrier.init"):
+                    return False
+                if ins.index in relevant and not live.isdisjoint(self.writes(ins)):
+                    return False
+        return True
 
     @cached_property
     def positional(self) -> frozenset[int]:
