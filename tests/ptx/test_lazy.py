@@ -66,9 +66,13 @@ OPS = ["mov.b32 %r{a}, {k};", "mov.b32 %r{a}, %r{b};", "add.s32 %r{a}, %r{b}, {k
        "mov.b32 %r{a},\n {k};", "{{ .reg .b32 t; mov.b32 %r{a}, {k}; }}",
        "mov.b32 %r{a}, 5; mov.b32 %r{b}, 6;",
        "bar.sync 0;", "tcgen05.wait::ld.sync.aligned;",
-       "add.s32 %r{a}, %r{b}, %r{a}{c};", "mov.b32 %r{a}{b}, {k};"]  # fmt: skip
+       "add.s32 %r{a}, %r{b}, %r{a}{c};", "mov.b32 %r{a}{b}, {k};",
+       ".reg .b32 r<{k}>;", "mov.b32 r{a}, {k};", "or.b32 r{a}, r{b}, %r{c};", "mov.b32 %r{a}, r{b};",
+       "add.s32 my_r{a}, r{b}, {k};", "mov.b64 {{_, r{a}}}, %rd{c};", "mov.b64 %rd{a}, {k};",
+       "mov.b32 r{a}{b}, my_r{c};", "@P{a} mov.b32 r{b}, {k};",
+       "tcgen05.mma.cta_group::1.kind::f16 [t{a}], %rd1, %rd2, r{b}, P{c};"]  # fmt: skip
 """The statements random functions are made of (two-digit registers share a prefix with one-digit ones:
-``%r13`` and ``%r1``)."""
+``%r13`` and ``%r1``; a name without ``%`` may end another: ``r1`` and ``my_r1``)."""
 
 
 def test_a_longer_register_name_on_a_writing_line_hides_no_write() -> None:

@@ -101,3 +101,10 @@ def test_property_events_never_raise() -> None:
         tmemviz.explain(text=text).to_json()
 
     check()
+
+
+def test_a_vector_that_is_none_is_a_problem_not_an_exception() -> None:
+    """Found by the property above: ``{%r1, %r2}.entry k()`` splits as one operand starting with ``{``."""
+    text = "tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1, %r2}.entry k();\n"
+    [e] = list(events([text], every=True))
+    assert e.kind == "problem" and "is not a register vector" in str(e.message)

@@ -22,12 +22,10 @@ from typing import Any
 
 from tmemviz.flow.cfg import JUMP, LABEL, PLAIN, STOP, Step
 from tmemviz.ptx.line import PtxLine, opcode_head_rest, parse_statement
+from tmemviz.ptx.names import Declared
 from tmemviz.ptx.registers import NO_DESTINATION
 from tmemviz.ptx.statements import collapse
 
-_PERCENT = re.compile(r"%[A-Za-z_$][\w$]*")
-_WORD = re.compile(r"(?<![\w$.%])[A-Za-z_$][\w$]*")
-_DECLARED = re.compile(r"^\.reg\s+(?:\.v\d\s+)?\.\w+\s+(.*)$")
 _NTID = re.compile(r"\.(reqntid|maxntid)\s+([\d\s,]+)")
 _FUNCTION = re.compile(r"\.(entry|func)\b\s*(?:\([^)]*\)\s*)?([\w$.]+)?")
 _TARGETS = re.compile(r"^([\w$.]+)\s*:\s*\.branchtargets\s+(.*)$")
@@ -79,8 +77,8 @@ class Body:
     code: list[Instruction | Label] = field(default_factory=list)
     parents: list[int] = field(default_factory=lambda: [-1])
     """Scope -> its enclosing scope (scope 0 is the function body)."""
-    names: set[str] = field(default_factory=set)
-    """Registers declared without ``%``."""
+    names: Declared = field(default_factory=Declared)
+    """Registers declared without ``%`` (``acc2`` too, when ``acc<4>`` was declared)."""
     targets: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """``.branchtargets`` lists by name (for ``brx.idx``)."""
 
@@ -98,10 +96,7 @@ class Body:
 
     def registers(self, text: str) -> list[str]:
         """Every register named in ``text`` (an operand, or several)."""
-        found = _PERCENT.findall(text)
-        if self.names:
-            found += [w for w in _WORD.findall(text) if w in self.names]
-        return found
+        return self.names.registers(text)
 
     def writes(self, ins: Instruction) -> list[str]:
         """The registers ``ins`` writes: its first operand's (every one of a vector, ``%p|%q`` both, a
@@ -244,12 +239,7 @@ class Collector:
         body = self.body
         if body is None:
             return
-        m = _DECLARED.match(text)
-        if m:
-            for name in m.group(1).split(","):
-                name = name.strip().split("<", 1)[0].split("[", 1)[0].strip()
-                if name and not name.startswith("%"):
-                    body.names.add(name)
+        if body.names.declare(text):
             return
         m = _TARGETS.match(text)
         if m:

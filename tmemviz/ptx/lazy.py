@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -26,6 +25,7 @@ from tmemviz.errors import TmemvizError
 from tmemviz.ptx.constants import Value, const
 from tmemviz.ptx.gate import LABEL, label_alone, nothing
 from tmemviz.ptx.line import opcode_head_rest, parse_immediate, parse_statement
+from tmemviz.ptx.names import is_name, whole
 from tmemviz.ptx.registers import (
     CONSTANT_OPS,
     NO_DESTINATION,
@@ -108,12 +108,6 @@ def plain_statement(line: str) -> str | None:
     return code
 
 
-@functools.lru_cache(maxsize=1024)
-def _whole(name: str) -> re.Pattern[str]:
-    """``name`` as a whole register name (not the start of a longer one: ``%r3`` in ``%r35``)."""
-    return re.compile(re.escape(name) + r"(?![\w$])")
-
-
 class _TooDeep(Exception):
     pass
 
@@ -141,7 +135,7 @@ class _Sources:
 
     def operand(self, operand: str) -> Value | None:
         """A register's value, or an immediate's."""
-        value = self.value(operand) if operand[:1] == "%" else None
+        value = self.value(operand) if is_name(operand) else None
         if value is not None:
             return value
         number = parse_immediate(operand)
@@ -188,7 +182,7 @@ class Lazy:
     def get(self, operand: str) -> Value | None:
         """What ``operand`` (a register or an immediate) holds once the statement at :attr:`point` is
         done (a tcgen05.ld's own destinations are forgotten, as the eager tracker has them at its event)."""
-        if operand[:1] == "%":
+        if is_name(operand):
             last = self._asked.get(operand)
             if last is not None and not self._written_since(operand, last[1], last[2]):
                 value = last[0]  # nothing since the last ask writes it: the same value
@@ -210,9 +204,9 @@ class Lazy:
         were let go since: the full search decides). The pieces are searched as kept, not joined."""
         if kept < self._dropped:
             return True
-        whole = _whole(name)
+        found = whole(name)
         for piece in self.keep[kept - self._dropped :]:
-            if whole.search(piece):
+            if found.search(piece):
                 return True
         for text in self._texts[noted:]:
             if name in text:
@@ -298,6 +292,7 @@ class Lazy:
         stop = before - self.base  # line indices (from base) below this
         start = since - self.base
         size = len(name)
+        bare = name[:1] != "%"
         for segment in reversed(self._segments):
             first, text = segment.first, segment.text
             last = first + segment.count
@@ -311,8 +306,9 @@ class Lazy:
             at = text.rfind(name, low, end)
             while at >= 0:
                 after = text[at + size : at + size + 1]
-                if after and after in _WORD:  # a longer name (%r35 for %r3): look on, this line too
-                    at = text.rfind(name, low, at)
+                before = text[at - 1 : at] if bare and at else ""
+                if (after and after in _WORD) or (before and (before in _WORD or before in ".%")):
+                    at = text.rfind(name, low, at)  # a longer name (%r35 for %r3): look on, this line too
                     continue
                 line_start = text.rfind("\n", 0, at) + 1
                 line_end = text.find("\n", at)

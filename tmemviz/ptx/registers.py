@@ -15,8 +15,8 @@ from typing import Any
 
 from tmemviz.ptx import constants as c
 from tmemviz.ptx.line import PtxLine, parse_immediate, parse_line
+from tmemviz.ptx.names import NAME, PERCENT, is_name, names
 
-_REGISTER = re.compile(r"%[A-Za-z_$][\w$]*")
 _TYPE = re.compile(r"^[bsu](8|16|32|64)$")
 NO_DESTINATION = frozenset(("st", "red", "bar", "barrier", "bra", "brx", "call", "ret", "exit", "trap",
                             "nanosleep", "membar", "fence", "prefetch", "prefetchu", "setmaxnreg",
@@ -45,12 +45,14 @@ def parse_constant_op(text: str, opcode: str, rest: str) -> PtxLine:
 
 
 def registers(text: str) -> list[str]:
-    """Every register name in an operand (``%tid.x``'s ``%tid`` too).
+    """Every register name in an operand (``%tid.x``'s ``%tid`` too), with or without ``%``
+    (:mod:`tmemviz.ptx.names`: an identifier that is a variable or a label is never written, so it
+    changes nothing a reader follows).
 
-    >>> registers("[%r2 + 16]"), registers("{%r1, %r2}")
-    (['%r2'], ['%r1', '%r2'])
+    >>> registers("[%r2 + 16]"), registers("{%r1, %r2}"), registers("[tmem_acc]")
+    (['%r2'], ['%r1', '%r2'], ['tmem_acc'])
     """
-    return _REGISTER.findall(text)
+    return names(text)
 
 
 def destinations(line: PtxLine) -> list[str]:
@@ -60,8 +62,8 @@ def destinations(line: PtxLine) -> list[str]:
     >>> from tmemviz.ptx.line import parse_line
     >>> destinations(parse_line("mov.b64 {%r1, %r2}, %rd3;"))
     ['%r1', '%r2']
-    >>> destinations(parse_line("st.global.b32 [%rd1], %r5;"))
-    []
+    >>> destinations(parse_line("st.global.b32 [%rd1], %r5;")), destinations(parse_line("mov.b32 idesc, 5;"))
+    ([], ['idesc'])
     """
     if not line.operands:
         return []
@@ -71,7 +73,7 @@ def destinations(line: PtxLine) -> list[str]:
     first = line.operands[0]
     if first.startswith(("[", "(")):
         return []
-    return _REGISTER.findall(first)
+    return names(first)
 
 
 def sources(line: PtxLine) -> list[str]:
@@ -86,7 +88,7 @@ def sources(line: PtxLine) -> list[str]:
     out = [line.guard.lstrip("!")] if line.guard else []
     skip = 1 if destinations(line) else 0
     for operand in line.operands[skip:]:
-        out.extend(_REGISTER.findall(operand))
+        out.extend(names(operand))
     return out
 
 
@@ -175,22 +177,21 @@ def evaluate(line: PtxLine, written: list[str], get: Callable[[str], c.Value | N
     used = ops[1:3] if head == "selp" else ops[1:]  # selp's predicate only picks: its value is not asked
     args = [get(o) for o in used]
     if head != "mov":  # a register nothing is known of still lets known bits through (or, and, shl)
-        args = [
-            c.unknown(width) if a is None and o[:1] == "%" else a for a, o in zip(args, used, strict=True)
-        ]
+        args = [c.unknown(width) if a is None and is_name(o) else a for a, o in zip(args, used, strict=True)]
     if head == "mov" and len(ops) == 2:
         if ops[0].startswith("{"):  # mov.b64 {lo, hi}, %rd: split
             source = args[0]
             if source is None:
                 return {}
-            pieces = c.split(source, len(written), width // len(written))
-            return dict(zip(written, pieces, strict=True))
+            items = [x.strip() for x in ops[0][1:-1].split(",")]  # the sink _ holds its piece too
+            pieces = c.split(source, len(items), width // len(items))
+            return {n: v for n, v in zip(items, pieces, strict=True) if n in written}
         if ops[1].startswith("{"):  # mov.b64 %rd, {lo, hi}: join
-            names = registers(ops[1])
-            values = [get(n) for n in names]
-            if any(v is None for v in values) or not names:
+            parts = registers(ops[1])
+            values = [get(n) for n in parts]
+            if any(v is None for v in values) or not parts:
                 return {}
-            return {written[0]: c.join(values, width // len(names))}  # type: ignore[arg-type]
+            return {written[0]: c.join(values, width // len(parts))}  # type: ignore[arg-type]
         return {written[0]: _fit(args[0], width)} if args[0] is not None else {}
     if len(written) != 1 or any(a is None for a in args[: _ARITY.get(head, 0)]):
         return {}
@@ -275,18 +276,19 @@ def worth_evaluating(head: str, rest: str, values: dict[str, Any]) -> bool:
     sources = rest[end + 1 :]
     if head == "selp":  # the predicate picks; the two values are what counts
         sources = sources.rsplit(",", 1)[0]
-    names = _REGISTER.findall(sources)
+    found = names(sources)
     known = 0
-    for r in names:
+    for r in found:
         if r in values:
             known += 1
-    if known < len(names) and head not in _PARTIAL:
+    if known < len(found) and head not in _PARTIAL:
         return False  # the common case: a run-time source (the immediate need not be looked for)
     return known > 0 or _IMMEDIATE.search(sources) is not None
 
 
 _RUN_NOISE = re.compile(r"//[^\n]*+|^[ \t]*+\.loc\b[^\n]*+", re.M)
 _RUN_GUARDS = re.compile(r"^[ \t]*+@!?(%[A-Za-z_$][\w$]*)", re.M)
+_RUN_GUARDS_BARE = re.compile(r"^[ \t]*+@!?(%?[A-Za-z_$][\w$]*)", re.M)
 _RUN_WRITTEN = re.compile(
     r"^[ \t]*+(?:@[^ \t\n]++[ \t]++)?+"  # the guard (read: :data:`_RUN_GUARDS` finds it)
     rf"(?:(?:{'|'.join(sorted(NO_DESTINATION))})(?=[.\s;])[^ \t\n;]*+"  # no destination: the opcode
@@ -299,7 +301,7 @@ _RUN_WRITTEN = re.compile(
 ``re`` substitutes it in C, a group in the replacement would cost a Python call per line)."""
 
 
-def run_reads(text: str) -> list[str]:
+def run_reads(text: str, bare: bool = False) -> list[str]:
     """The registers read by the statements of a run of whole lines, each one statement of the plain
     form ``@%p op.type operands;`` (opcode and operands apart by spaces, a ``//`` comment after it at
     most), a comment, a ``.loc`` or blank (:func:`tmemviz.ptx.gate.runs` with ``pending``): what
@@ -309,11 +311,20 @@ def run_reads(text: str) -> list[str]:
     ['%p1', '%rd3', '%r4']
     >>> run_reads("\\tst.global.b32 [%rd1], %r5;\\n\\tnot.pred %p2;\\n")
     ['%rd1', '%r5']
+
+    ``bare``: names without ``%`` too (the ``%`` names alone are found faster: a register a pending load
+    writes is one of them unless the load names others).
+
+    >>> run_reads("\\t@p add.s32 x, acc0, 0x10;\\n", bare=True)
+    ['p', 'acc0']
     """
     if "/" in text or ".loc" in text:
         text = _RUN_NOISE.sub("", text)
+    if bare:
+        guards = _RUN_GUARDS_BARE.findall(text) if "@" in text else []
+        return guards + [n for n in NAME.findall(_RUN_WRITTEN.sub("", text)) if n != "_"]
     guards = _RUN_GUARDS.findall(text) if "@" in text else []
-    return guards + _REGISTER.findall(_RUN_WRITTEN.sub("", text))
+    return guards + PERCENT.findall(_RUN_WRITTEN.sub("", text))
 
 
 def read_by(head: str, rest: str) -> list[str]:

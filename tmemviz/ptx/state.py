@@ -89,9 +89,10 @@ class FunctionState:
         # Piece by piece, each twice the last: loads are mostly all read well before the window ends,
         # and once none is pending the rest reads nothing that counts.
         at, size = 0, 256
+        bare = any(r[:1] != "%" for p in self.pending_ld for r in p.unread)  # a load into `acc0`...
         while at < len(text) and self.pending_ld:
             end = text.find("\n", at + size) + 1 or len(text)  # whole lines
-            self.read(run_reads(text[at:end]))
+            self.read(run_reads(text[at:end], bare))
             at, size = end, 2 * size
 
     def passed_run(self, text: str) -> None:

@@ -276,6 +276,7 @@ def _tcgen05(s: Statement, fn: FunctionState, footprint: Footprint | None, lazy:
     """A statement that mentions tcgen05 (an instruction, or a name that merely holds the word)."""
     try:
         line = parse_statement(s.text)
+        line.vectors()  # a vector that is none ({%r1, %r2}.entry k()) is unreadable here, not later
     except TmemvizError as exc:
         yield Event("problem", s, fn, message=f"not read as PTX: {exc}")
         return

@@ -91,9 +91,13 @@ def mma_summary(record: dict[str, Any], found: Any, choices: str | None = None) 
     text = f"kind::{record['kind']}, cta_group::{record['cta_group']}"
     if forms:
         text += " (" + ", ".join(forms) + ")"
-    text += f": D += A x B in Tensor Memory at {where}"
+    text += f": {record.get('computes') or 'D = A x B + D'}, D in Tensor Memory at {where}"
     if record["a_in_tmem"]:
         text += ", A from Tensor Memory"
+    for name, operand in (("scale_a", "A"), ("scale_b", "B")):
+        sf = record.get(name)
+        if sf:
+            text += f"; {operand} scale factors at {_sf_where(sf)}"
     if choices is not None:
         count = len(record["idesc"]["candidates"])
         what = f"one of {count} values" if count > 1 else "partly set at run time"
@@ -110,6 +114,18 @@ def mma_summary(record: dict[str, Any], found: Any, choices: str | None = None) 
     if record.get("layout"):
         text += f"; D uses data-path layout {record['layout']} (PTX 9.7.16.10.5)"
     return text
+
+
+def _sf_where(sf: dict[str, Any]) -> str:
+    """``%r5 + lane 0, column 464, byte 1`` (a scale-factor address: byte in bits 31:30)."""
+    base = sf["base"]
+    at = f"{base} + " if base else ""
+    text = f"{at}lane {sf['lane']}, column {sf['col']}"
+    if sf.get("byte") is not None:
+        return text + f", byte {sf['byte']}"
+    if sf.get("byte_offset"):
+        return text + f", byte {sf['byte_offset']} above {base}'s (its value is not known here)"
+    return text + f", byte unknown (bits 31:30 of {base}, not known here)"
 
 
 def cp_summary(copy: Any) -> str:

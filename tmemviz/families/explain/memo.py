@@ -49,7 +49,7 @@ class Known:
     """What one statement needs before its register constant is looked up (its lowercased qualifiers,
     None for no tcgen05 instruction; the operand; an mma's reading), and what it made per value."""
 
-    __slots__ = ("lazy", "made", "mma", "operand", "target", "tokens")
+    __slots__ = ("bases", "lazy", "made", "mma", "operand", "target", "tokens")
 
     def __init__(self, parsed: Any, target: str | None, lazy: bool) -> None:
         from tmemviz.errors import TmemvizError
@@ -60,6 +60,9 @@ class Known:
         self.operand: str | None = None
         """The register (or immediate) whose constant value the record depends on."""
         self.mma: Any = None
+        self.bases: tuple[str | None, ...] = ()
+        """A block-scaled MMA's scale-factor address registers (None: an immediate address): the byte
+        their values put in bits 31:30 is in the record too, so made records are keyed by them as well."""
         self.made: dict[Any, Made] = {}
         head = tokens[1].split("::")[0] if len(tokens) > 1 else None
         if len(tokens) < 2 or tokens[0] != "tcgen05":
@@ -70,6 +73,8 @@ class Known:
             try:
                 self.mma = parse_mma(parsed)
                 self.operand = self.mma.idesc
+                if self.mma.scale_a is not None and self.mma.scale_b is not None:
+                    self.bases = (self.mma.scale_a.base, self.mma.scale_b.base)
             except TmemvizError:
                 pass  # said when the record is made
         elif head in ("alloc", "dealloc") and tokens[1] != "relinquish_alloc_permit" and parsed.operands:

@@ -14,9 +14,11 @@ from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain import answers
 from tmemviz.families.explain.memo import CellSet, Known, LazyCells, Made, Memo, remember
+from tmemviz.families.explain.mma_operands import mma_meta, mma_scales, mma_update, sf_agree
 from tmemviz.families.explain.scan import Function, Module, Warning
 from tmemviz.families.explain.short_ops import alloc, commit, fence, shift, wait
 from tmemviz.ptx.line import PtxLine
+from tmemviz.ptx.names import is_name
 from tmemviz.ptx.targets import runs_ld_red
 
 OPS = (
@@ -120,19 +122,22 @@ class Explainer:
         if known.tokens is None:
             return None  # a name that merely contains tcgen05 (a label, a comment-like token)
         value = None if known.operand is None else fn.constants.get(known.operand)
+        key = value
+        if known.bases:  # a block-scaled MMA: its scale-factor addresses' registers say their bytes
+            key = (value, tuple(() if b is None else fn.constants.get(b) for b in known.bases))
         try:
-            made = known.made.get(value)
+            made = known.made.get(key)
             keep = True
         except TypeError:  # a value that cannot be a key (a Value is a tuple): answered afresh
             made, keep = None, False
         if made is None:
             start = len(module.warnings)
-            record = self._answer(line, statement, parsed, fn.name, module, known, value)
+            record = self._answer(line, statement, parsed, fn.name, module, known, key)
             new = module.warnings[start:]
             if keep and all(w.line == line for w in new):
                 made = remember(record, tuple(w.message for w in new))
                 if made is not None:  # handed out as a copy too: the first record shares nothing either
-                    self.memo.add(known, value, made)
+                    self.memo.add(known, key, made)
                     record = made.record(line, statement, fn.name)
         else:  # a repeat: a fresh copy of what the statement made (or its scratch), its warnings here
             record = (
@@ -201,7 +206,10 @@ class Explainer:
             record["cta_group"] = int(m.group(1))
         try:
             if head == "mma":
-                record.update(self.mma(parsed, known.mma, value, module, line))
+                bases = None
+                if known.bases:
+                    value, bases = value
+                record.update(self.mma(parsed, known.mma, value, module, line, bases))
                 return record
             handler = _HANDLERS.get(head)
             if handler is None:
@@ -261,7 +269,7 @@ class Explainer:
         if ins.red is not None:
             out["red"] = {"op": ins.red.op, "type": ins.red.type, "abs": ins.red.abs, "nan": ins.red.nan}
             redval = vectors[1] if len(vectors) > 1 else None
-            plain = [o for o in line.operands[1:] if o.startswith("%")]
+            plain = [o for o in line.operands[1:] if is_name(o)]
             out["redval_register"] = redval[0] if redval else (plain[0] if plain else None)
         if self.lazy_cells:
             out["cells"] = LazyCells(key, tuple(names) if names else None)
@@ -270,8 +278,11 @@ class Explainer:
         out["summary"] = answers.ldst_summary(ins, address.base if address else None)
         return out
 
-    def mma(self, line: PtxLine, mma: Any, value: Any, module: Module, n: int) -> dict[str, Any]:
-        """``mma``: the line as :func:`parse_mma` read it (None: read here); ``value``: its idesc's value."""
+    def mma(
+        self, line: PtxLine, mma: Any, value: Any, module: Module, n: int, bases: Any = None
+    ) -> dict[str, Any]:
+        """``mma``: the line as :func:`parse_mma` read it (None: read here); ``value``: its idesc's value;
+        ``bases``: what the registers of its scale-factor addresses hold (block-scaled MMAs)."""
         from tmemviz.families.mma.idesc import decode
         from tmemviz.families.mma.spelling import parse_mma
 
@@ -288,14 +299,12 @@ class Explainer:
             "collector": list(mma.collector),
             "d": {"base": mma.d.base, "lane": mma.d.lane_col[0], "col": mma.d.lane_col[1]},
             "a_in_tmem": mma.a_in_tmem,
-            **{
-                name: {"base": a.base, "lane": a.lane_col[0], "col": a.lane_col[1]}
-                for name, a in (("sp_meta", mma.sp_meta), ("scale_a", mma.scale_a), ("scale_b", mma.scale_b))
-                if a is not None
-            },
+            **mma_meta(mma),
+            **mma_scales(mma, bases),
             "idesc_operand": mma.idesc,
             "idesc": None,
             "layout": None,
+            **mma_update(mma, module, n),
         }
         if value is None or all(b.known == 0 for b in value):
             out["summary"] = answers.mma_summary(out, None)
@@ -303,6 +312,7 @@ class Explainer:
         if len(value) > 1 or not value[0].exact:
             return self._choices(out, value, mma, module, n)
         found = decode(value[0].value & 0xFFFFFFFF, mma.kind)
+        sf_agree(out, found.fields, mma, module, n, f"idesc {mma.idesc} = 0x{found.value:08x}")
         out["idesc"] = {"value": found.value, "hex": f"0x{found.value:08x}", **found.fields}
         for problem in found.problems:
             module.warnings.append(Warning(n, f"idesc {mma.idesc} = 0x{found.value:08x}: {problem}"))
@@ -330,6 +340,7 @@ class Explainer:
         if c is None:
             c = self.choices[key] = decode_choices(tuple(value), mma.kind)
         out["idesc"] = record(c)
+        sf_agree(out, c.fields, mma, module, n, f"idesc {mma.idesc}")
         for problem in c.problems:
             module.warnings.append(Warning(n, f"idesc {mma.idesc} (one of {len(c.candidates)}): {problem}"))
         sparse = c.fields.get("sparse")

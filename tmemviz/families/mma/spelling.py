@@ -51,6 +51,10 @@ class MmaLine:
     disable_output_lane: tuple[str, ...] | None = None
     enable_input_d: str | None = None
     guard: str | None = None
+    scale_input_d: int | None = None
+    """The immediate after enable-input-d (dense, not .ws): D = A x B + D x 2^-scale-input-d."""
+    zero_column_mask: str | None = None
+    """.ws: the zero-column mask descriptor after enable-input-d."""
 
     @property
     def a_in_tmem(self) -> bool:
@@ -74,6 +78,8 @@ def parse_mma(text: str | PtxLine) -> MmaLine:
     >>> m = parse_mma("@%p1 tcgen05.mma.cta_group::1.kind::f16 [ %r149 + 0 ], %rd6, %rd7, %r6, %p2;")
     >>> m.kind, m.cta_group, m.d, m.idesc, m.enable_input_d, m.guard
     ('f16', 1, Address(base='%r149', offset=0), '%r6', '%p2', '%p1')
+    >>> parse_mma("tcgen05.mma.cta_group::1.kind::f16 [tmem_acc], %rd1, %rd2, idesc, 1, 8;").scale_input_d
+    8
     """
     line = text if isinstance(text, PtxLine) else parse_line(text)
     tokens = [t.lower() for t in line.qualifiers]
@@ -131,9 +137,27 @@ def parse_mma(text: str | PtxLine) -> MmaLine:
     if rest and rest[0].startswith("{"):
         lanes = tuple(x.strip() for x in rest.pop(0)[1:-1].split(","))
     enable = rest.pop(0) if rest else None
+    scale_d = mask = None
+    if rest and ws:
+        mask = rest.pop(0)
+    elif rest and not block_scale:
+        scale_d = parse_immediate(rest[0])
+        if scale_d is None:
+            raise TmemvizError(
+                f"'{rest[0]}' after enable-input-d is no scale-input-d: tcgen05.mma takes an integer "
+                "immediate there, 0..15 (D = A x B + D x 2^-scale-input-d, PTX 9.7.16.10.9)"
+            )
+        rest.pop(0)
+    if rest:
+        raise TmemvizError(
+            f"'{line.text}' has {len(ops) - len(rest)} operands before '{rest[0]}': this tcgen05.mma form "
+            "takes none after "
+            + ("the zero-column mask" if ws else "enable-input-d" if block_scale else "scale-input-d")
+            + " (PTX 9.7.16.10.9)"
+        )
     return MmaLine(
         kind, cta_group, sparse, ws, block_scale, scale_vec, tuple(collector), ashift, d, a, b, idesc,
-        sp_meta, scale_a, scale_b, lanes, enable, line.guard,
+        sp_meta, scale_a, scale_b, lanes, enable, line.guard, scale_d, mask,
     )  # fmt: skip
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.regions import d_extent, footprints
+from tmemviz.families.mma.scale_operands import lane as sf_lane
 
 Interval = tuple[int, int]
 SCALES = ("A scale factors", "B scale factors")
@@ -57,7 +58,7 @@ def touches(record: Mapping[str, Any] | None, catalog: Any, extent: Any, idesc: 
         writes = op in ("st", "cp", "shift") or (op == "mma" and what == "D")
         exact = not (op == "mma" and what == "D" and not (record.get("idesc") and record.get("layout")))
         if what in SCALES or what == "metadata":
-            lanes, cols = (lanes[0] & 0x3FFF, lanes[1] & 0x3FFF), cols  # bits 31:30 are the byte
+            lanes = (sf_lane(lanes[0]), sf_lane(lanes[1]))  # bits 31:30 are the byte (mma/scale_operands)
         out.append(Touch(what, base, lanes, cols, writes, exact))
     return out
 

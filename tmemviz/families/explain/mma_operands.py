@@ -1,0 +1,80 @@
+"""An MMA's operands beyond its descriptor, as explain records them: the scale-factor addresses of a
+block-scaled MMA (byte, lane, column: :mod:`tmemviz.families.mma.scale_operands`) and whether they
+agree with the descriptor's SF IDs, and what D becomes (enable-input-d, scale-input-d).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tmemviz.families.explain.scan import Module, Warning
+from tmemviz.families.mma.scale_operands import byte_of, formula, scale_input_d_problems, split
+from tmemviz.ptx.line import parse_immediate
+
+_SCALES = (("scale_a", "sfa_id", "A", "bits 29-30"), ("scale_b", "sfb_id", "B", "bits 4-5"))
+
+
+def mma_meta(mma: Any) -> dict[str, Any]:
+    """``sp_meta``: the sparsity metadata's base register, lane and column."""
+    a = mma.sp_meta
+    return {} if a is None else {"sp_meta": {"base": a.base, "lane": a.lane_col[0], "col": a.lane_col[1]}}
+
+
+def mma_scales(mma: Any, bases: Any) -> dict[str, Any]:
+    """``scale_a``/``scale_b``: base register, lane and column (bits 29:16 and 15:0 of the immediate,
+    relative to the base), and ``byte`` (bits 31:30 of the address) where the base's value and the
+    immediate make it one; else ``byte`` None, and ``byte_offset`` the immediate's bits 31:30 when not 0."""
+    out: dict[str, Any] = {}
+    for i, (name, address) in enumerate((("scale_a", mma.scale_a), ("scale_b", mma.scale_b))):
+        if address is None:
+            continue
+        if address.offset < 0:
+            address.lane_col  # noqa: B018  (refuses it, in one sentence)
+        offset_byte, lane, col = split(address.offset)
+        value = () if address.base is None else (bases[i] if bases else None)
+        byte = byte_of(value, address.offset)
+        where: dict[str, Any] = {"base": address.base, "lane": lane, "col": col, "byte": byte}
+        if where["byte"] is None and offset_byte:
+            where["byte_offset"] = offset_byte
+        out[name] = where
+    return out
+
+
+def sf_agree(
+    out: dict[str, Any], fields: Mapping[str, Any], mma: Any, module: Module, n: int, what: str
+) -> None:
+    """Warn where a scale-factor address's byte (bits 31:30) and the descriptor's SF ID differ, both
+    known: the MMA would read that operand's scale factors from another byte than the address names."""
+    for name, field, operand, bits in _SCALES:
+        where = out.get(name)
+        sf = fields.get(field)
+        if not where or where.get("byte") is None or not isinstance(sf, int) or isinstance(sf, bool):
+            continue
+        if where["byte"] != sf:
+            address = getattr(mma, name)
+            text = f"[{address.base}{f' + {address.offset}' if address.base and address.offset else ''}]"
+            if address.base is None:
+                text = f"[{address.offset}]"
+            module.warnings.append(
+                Warning(
+                    n,
+                    f"{what}: its {operand} scale-factor ID ({bits}) is {sf}, but the {operand} scale-factor "
+                    f"address {text} names byte {where['byte']} (bits 31:30): one of them reads the scale "
+                    "factors from the wrong byte of each Tensor Memory word (CUTLASS sets the SF ID from "
+                    "the address's bits 31:30)",
+                )
+            )
+
+
+def mma_update(mma: Any, module: Module, n: int) -> dict[str, Any]:
+    """``enable_input_d``, ``scale_input_d`` and ``computes`` (what D becomes, in words); a scale-input-d
+    the ISA does not allow is a warning."""
+    enable = mma.enable_input_d
+    number = parse_immediate(enable) if enable is not None else None
+    enabled = None if number is None else bool(number)
+    scale = mma.scale_input_d
+    if scale is not None:
+        for problem in scale_input_d_problems(mma.kind, scale):
+            module.warnings.append(Warning(n, problem))
+    return {"enable_input_d": enable, "scale_input_d": scale, "computes": formula(enable, scale, enabled)}
