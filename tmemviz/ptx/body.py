@@ -189,6 +189,7 @@ class Collector:
         self.body: Body | None = None
         self._ntid: tuple[int, int, int] | None = None
         self._scope = 0
+        self._header = False  # a function header seen whose body has not opened yet
 
     def observe(self, event: Any) -> None:
         kind = event.kind
@@ -199,7 +200,7 @@ class Collector:
             m = _FUNCTION.search(header)
             ntid = _launch_bounds(header) or self._ntid
             self.body = Body(m.group(2) if m else None, ".entry" in header, s.first if s else 0, ntid)
-            self._ntid, self._scope = None, 0
+            self._ntid, self._scope, self._header = None, 0, False
             return
         if kind == "directive" and s is not None:
             self._directive(s.text)
@@ -227,11 +228,14 @@ class Collector:
     def _directive(self, text: str) -> None:
         text = collapse(text)
         if _FUNCTION.search(text):  # a new header: bounds seen so far belonged to a prototype
-            self._ntid = None
+            self._ntid, self._header = None, True
             return
         bounds = _launch_bounds(text)
         if bounds is not None:
-            if self.body is not None and self.body.ntid is None and not self.body.code:
+            # Bounds follow their function's header (PTX 11.4), which the stream may announce only at
+            # its "{": after a header they are the next function's, never the one before (whose
+            # statements a deferred reading may not have handed over yet).
+            if not self._header and self.body is not None and self.body.ntid is None and not self.body.code:
                 self.body.ntid = bounds
             else:
                 self._ntid = bounds  # before its function's body opens

@@ -1,0 +1,58 @@
+"""A function's body as check's analysis reads it: launch bounds belong to the function they follow."""
+
+from __future__ import annotations
+
+import tmemviz
+from tmemviz.families.explain.follow import follower
+
+PLAIN = """
+.visible .entry plain(
+\t.param .u64 p
+)
+{
+\t.reg .b32 %r<4>;
+\tmov.u32 %r1, %tid.x;
+\tret;
+}
+"""
+
+BOUNDED = """
+.entry bounded(
+\t.param .u64 p
+)
+.maxntid 512
+.minnctapersm 1
+{
+\t.reg .b32 %r<4>;
+\t.shared .align 8 .b8 slot[16];
+\tmov.u32 %r1, slot;
+\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 32;
+\tld.shared.b32 %r2, [%r1];
+\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, 32;
+\ttcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+\tret;
+}
+"""
+
+HEAD = ".version 8.7\n.target sm_100a\n.address_size 64\n"
+
+
+def bounds_seen(text: str, monkeypatch) -> dict[str, tuple[int, int, int] | None]:  # type: ignore[no-untyped-def]
+    seen: dict[str, tuple[int, int, int] | None] = {}
+    analyse = follower.analyse
+
+    def spy(body, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen[body.name] = body.ntid
+        return analyse(body, *args, **kwargs)
+
+    monkeypatch.setattr(follower, "analyse", spy)
+    tmemviz.check(text=text)
+    return seen
+
+
+def test_bounds_after_a_function_without_tcgen05_are_the_next_ones(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """CUTLASS's FMHA module: reference kernels (no tcgen05, no bounds) before each `.maxntid 512` kernel;
+    the bounds once went to the function before, and the kernel was analysed for 32 warps."""
+    assert bounds_seen(HEAD + PLAIN + BOUNDED, monkeypatch)["bounded"] == (512, 1, 1)
+    assert bounds_seen(HEAD + BOUNDED, monkeypatch)["bounded"] == (512, 1, 1)
+    assert bounds_seen(HEAD + BOUNDED + PLAIN, monkeypatch).get("plain") is None
