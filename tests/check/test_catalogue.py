@@ -532,5 +532,49 @@ def test_an_alloc_word_inside_a_tma_destination_is_a_warning(word: int, overlaps
         assert "TLX PR #1449" in message and "a place of its own" in message
 
 
+REUSED = (
+    HEAD
+    + """.extern .shared .align 1024 .b8 smem[];
+.visible .entry reused(.param .u64 tmap) .reqntid 128
+{{
+.reg .b32 %r<20>;
+.reg .b64 %rd<4>;
+.reg .pred %p<4>;
+.shared .align 8 .b64 bar;
+mov.u32 %r1, %tid.x;
+setp.ne.u32 %p1, %r1, 0;
+mov.u32 %r4, smem;
+mov.u32 %r6, bar;
+ld.param.u64 %rd1, [tmap];
+tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 32;
+bar.sync 0;
+ld.shared.b32 %r2, [smem];
+bar.sync 0;
+tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+@%p1 bra WAIT;
+mbarrier.init.shared::cta.b64 [%r6], 1;
+mov.u32 %r7, 0;
+mbarrier.arrive.expect_tx.shared::cta.b64 %rd2, [%r6], 8192;
+cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r4], [%rd1, {{%r7, %r7}}],
+  [%r6];
+WAIT:
+bar.sync 0;
+{again}
+tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, 32;
+ret;
+}}
+"""
+)
+
+
+@pytest.mark.parametrize(("again", "overlaps"), [("", False), ("ld.shared.b32 %r2, [%r4];", True)])
+def test_a_word_read_then_a_barrier_before_the_tma_is_done_with(again: str, overlaps: bool) -> None:
+    """Triton's kernels read the alloc's word once, after bar.sync, then reuse the shared memory for their
+    TMA tiles: nothing is lost; reading the word again after the TMA would read the tile."""
+    text = REUSED.format(again=again)
+    found_ = [r for r in rules(text) if r[2] == "alloc-overlap"]
+    assert found_ == ([(line_of(text, "tcgen05.alloc"), "warning", "alloc-overlap")] if overlaps else [])
+
+
 def test_ptxas_accepts_the_overlapping_kernel(ptxas: str, tmp_path: Path) -> None:
     assert assemble(ptxas, tmp_path, TMA.format(word=0)).returncode == 0

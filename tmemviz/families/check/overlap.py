@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from tmemviz.families.check.findings import Finding
 from tmemviz.families.explain.follow.kernel import Analysed
+from tmemviz.ptx.body import Instruction
 
 LEAST_BOX = 16
 """Bytes every TMA box's first row holds at least."""
@@ -38,6 +39,8 @@ def overlap_findings(a: Analysed) -> Iterable[Finding]:
         for alloc, (word_base, at) in words:
             if word_base != base or not start <= at < start + LEAST_BOX:
                 continue
+            if _read_before(a, (word_base, at), tma):
+                continue
             yield Finding(
                 alloc.line, "warning", "alloc-overlap",
                 f"tcgen05.alloc writes its address to the shared-memory word at byte {at}, which the TMA "
@@ -45,6 +48,37 @@ def overlap_findings(a: Analysed) -> Iterable[Finding]:
                 "lands second destroys the address or the tile (TLX PR #1449: wrong MMA results); give "
                 "the alloc's word a place of its own, outside every TMA destination",
             )  # fmt: skip
+
+
+_BARRIERS = ("bar.sync", "barrier.sync", "bar.red", "barrier.red", "barrier.cta.sync", "bar.cta.sync")
+
+
+def _read_before(a: Analysed, word: tuple[object, int], tma: Instruction) -> bool:
+    """Whether the kernel is done with the address word before the TMA can write there: it reads the word
+    (``ld.shared``), then a CTA barrier that every path to the TMA passes, and it never reads the word
+    again after the TMA (Triton's kernels read the word once, after ``bar.sync``, then reuse the shared
+    memory for their tiles: nothing is lost)."""
+    graph, body = a.plan.graph, a.body
+    reads = [i for i in body.instructions if i.opcode.startswith("ld.shared") and a.places.slot(i) == word]
+    if not reads:
+        return False
+
+    def before(x: Instruction, y: Instruction) -> bool:  # x runs before y on every path to y
+        bx, by = graph.block_of(x.index), graph.block_of(y.index)
+        return x.index < y.index if bx == by else graph.dominates(bx, by)
+
+    barrier = any(
+        i.opcode.startswith(_BARRIERS) and before(i, tma) and all(before(r, i) for r in reads)
+        for i in body.instructions
+    )  # fmt: skip
+    if not barrier:
+        return False
+    tma_block = graph.block_of(tma.index)
+    after = graph.reaches(graph.blocks[tma_block].succ)
+    return not any(
+        graph.block_of(r.index) in after or (graph.block_of(r.index) == tma_block and r.index > tma.index)
+        for r in reads
+    )  # fmt: skip
 
 
 def _tma_load(opcode: str) -> bool:

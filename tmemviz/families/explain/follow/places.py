@@ -92,10 +92,10 @@ class Places:
         """The place an instruction's first ``[...]`` operand names, from registers written once (a
         thread position changes nothing there)."""
         try:
-            first = ins.parsed.operands[0]
-        except (TmemvizError, IndexError):
+            first = next((o for o in ins.parsed.operands if o.startswith("[")), None)
+        except TmemvizError:
             return None
-        if not first.startswith("["):
+        if first is None:
             return None
         return place_of(address(first, self._static, self._anywhere, self.plan.body))
 
