@@ -228,6 +228,32 @@ def test_a_barrier_on_one_path_only_leaves_the_other() -> None:
     assert "on some path" in message
 
 
+HANDSHAKE = """.shared .align 8 .b64 freed;
+mov.u32 %r20, freed;
+mapa.shared::cluster.u32 %r21, %r20, 1;
+mbarrier.arrive.shared::cluster.b64 _, [%r21];
+WAITING:
+mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r20], 0;
+@!%p3 bra WAITING;
+"""
+
+
+@pytest.mark.parametrize(("remote", "severity"), [(True, "note"), (False, "warning")])
+def test_a_dealloc_after_an_mbarrier_the_peer_arrives_on_is_a_note(remote: bool, severity: str) -> None:
+    """CUTLASS's stream-K GEMM frees its 2-CTA allocation after waiting on an mbarrier the peer CTA arrives
+    on (mapa + mbarrier.arrive.shared::cluster): which barrier is not followed, so a note, not a warning."""
+    between = (
+        HANDSHAKE
+        if remote
+        else HANDSHAKE.replace(".shared::cluster.b64 _, [%r21]", ".shared::cta.b64 _, [%r20]")
+    )
+    text = PAIR.format(before="", between=between)
+    dealloc = line_of(text, "tcgen05.dealloc")
+    assert [r for r in rules(text, notes=True) if r[0] == dealloc and r[2] == "pair-sync"] == [
+        (dealloc, severity, "pair-sync")
+    ]
+
+
 def test_ptxas_accepts_the_pair_kernels(ptxas: str, tmp_path: Path) -> None:
     """The race is a run-time bug: ptxas sees nothing wrong."""
     assert assemble(ptxas, tmp_path, PAIR.format(before="", between="")).returncode == 0

@@ -19,13 +19,14 @@ hand back what they found with the callees it depends on. Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 
 from tmemviz.families.check.findings import Finding
 from tmemviz.families.explain.follow.follower import RUNTIME
 from tmemviz.families.explain.follow.kernel import Analysed
 from tmemviz.families.explain.follow.machine import ACCESSES
 from tmemviz.families.explain.follow.paths import START, cluster_wait, reaching
+from tmemviz.ptx.body import Instruction
 
 FIX = "add barrier.cluster.arrive; barrier.cluster.wait; (every thread of both CTAs) between the alloc and it"
 
@@ -35,6 +36,7 @@ def pair_findings(a: Analysed) -> Iterable[Finding]:
     pair = [i for i in a.plan.tcgen05 if "cta_group::2" in i.text and _op(i.opcode) in ("alloc", "dealloc")]
     if not pair or not a.body.entry:  # a function's callers may have waited: judged in kernels only
         return
+    remote = next((i for i in a.body.instructions if _remote_arrive(i)), None)
     for t in a.traces:
         runs = [(ins, "dealloc") for ins, _, _, _ in t.deallocs if "cta_group::2" in ins.text]
         runs += [(ins, "alloc") for ins, _, _, _ in t.allocs if "cta_group::2" in ins.text]
@@ -46,7 +48,20 @@ def pair_findings(a: Analysed) -> Iterable[Finding]:
                 continue
             who = a.who(t.warps, ins.index)
             path = "every" if waited(ins) == {START} else "some"
-            if op == "dealloc":
+            handshake = remote is not None and START not in reaching(a.plan, t.blocks, _waits)(ins)
+            if op == "dealloc" and handshake:
+                # CUTLASS's 2-CTA dealloc handshake: one CTA arrives on the peer's mbarrier (mapa +
+                # mbarrier.arrive.shared::cluster), each waits on its own before freeing. Which mbarrier
+                # the peer arrives on is not followed: a note, not a false warning.
+                yield Finding(
+                    ins.line, "note", "pair-sync",
+                    f"tcgen05.dealloc.cta_group::2 with no barrier.cluster.wait before it on {path} path"
+                    f"{who}, but after an mbarrier wait on every path, in a kernel that arrives on a peer "
+                    f"CTA's mbarrier (line {remote.line}): if that handshake orders the peer's alloc before "
+                    "this dealloc, it is safe; check does not follow which mbarrier the peer arrives on "
+                    f"(NVIDIA/cutlass#3435); otherwise {FIX}",
+                )  # fmt: skip
+            elif op == "dealloc":
                 yield Finding(
                     ins.line, a.severity("warning", t.warps, ins.index), "pair-sync",
                     f"tcgen05.dealloc.cta_group::2 with no barrier.cluster.wait before it on {path} path"
@@ -61,6 +76,18 @@ def pair_findings(a: Analysed) -> Iterable[Finding]:
                     "into shared memory the peer may still be initialising (cutlass PR #3316); a "
                     "barrier.cluster.arrive/wait before the alloc makes both sure",
                 )  # fmt: skip
+
+
+def _remote_arrive(ins: Instruction) -> bool:
+    """An arrive on an mbarrier named through the cluster's shared window (a peer CTA's, after mapa)."""
+    return ins.opcode.startswith("mbarrier.arrive") and ".shared::cluster" in ins.opcode
+
+
+def _waits(ins: Instruction) -> Hashable | None:
+    """A cluster wait (:func:`cluster_wait`) or an mbarrier wait (``try_wait``/``test_wait``/``wait``)."""
+    if ins.opcode.startswith(("mbarrier.try_wait", "mbarrier.test_wait", "mbarrier.wait")):
+        return "mbarrier"
+    return cluster_wait(ins)
 
 
 def no_alloc_findings(a: Analysed) -> list[Finding]:
