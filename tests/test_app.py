@@ -128,11 +128,13 @@ def test_a_write_is_synced_before_the_rename_and_the_directory_after(
     assert (tmp_path / "out.txt").read_bytes() == b"data"
 
 
-def test_twelve_concurrent_figures_to_one_name_leave_one_valid_png(tmp_path: Path) -> None:
+def test_concurrent_figures_to_one_name_leave_one_valid_png(tmp_path: Path) -> None:
     target = tmp_path / "same.png"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     argv = [sys.executable, "-m", "tmemviz", "figure", "16x256b", "--num", "x2", "-o", str(target)]
-    procs = [subprocess.Popen(argv, env=env, stderr=subprocess.PIPE) for _ in range(12)]
+    # Six writers racing for one name (more than the machine's cores: they overlap) is enough to show
+    # a half-written or second file; each costs a Python with matplotlib.
+    procs = [subprocess.Popen(argv, env=env, stderr=subprocess.PIPE) for _ in range(6)]
     for p in procs:
         _, err = p.communicate(timeout=300)
         assert p.returncode == 0, err
