@@ -291,9 +291,11 @@ def test_footprints_are_worked_out_afresh_the_same() -> None:
         return explainer.footprint(line)
 
     for path in PTX:
+        module = Module(str(path))
         with path.open() as f:
             for e in events(f):
                 if e.kind == "tcgen05" and e.line is not None and e.line.qualifiers[1] in ("ld", "st"):
+                    explainer(e.statement.first, e.statement.text + ";", e.line, e.fn, module)
                     footprint(e.line)
     assert len(lines) > 50
     found = [explainer.footprint(line) for line in lines]
