@@ -114,10 +114,17 @@ def successors(code: list[dict[str, Any]]) -> list[list[int]]:
     return out
 
 
+_SUCCESSORS: dict[int, tuple[list[dict[str, Any]], list[list[int]]]] = {}
+
+
 def reaches(code: list[dict[str, Any]], start: int, goal: Any, stops: Any) -> bool:
     """Whether some path from after ``start`` reaches an instruction ``goal`` accepts without passing one
     ``stops`` accepts (which includes the goal itself when it stops)."""
-    succ = successors(code)
+    key = id(code)
+    if _SUCCESSORS.get(key, (None,))[0] is not code:  # worked out once per listing, not per question
+        _SUCCESSORS.clear()
+        _SUCCESSORS[key] = (code, successors(code))
+    succ = _SUCCESSORS[key][1]
     seen, stack = set(), list(succ[start])
     while stack:
         k = stack.pop()

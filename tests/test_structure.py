@@ -32,8 +32,8 @@ factors reach TMEM by tcgen05.cp, each copy placed by the cp mapper itself, so `
 ``explain`` reads whole kernels and answers each instruction with its own family's code (ld/st, cp,
 mma's descriptor, shift, the data-path letter), never a copy. ``check`` lints whole kernels from what
 ``explain`` reads and proves (its records, the allocation tracker, the regions each access touches, the
-shared reader's hazards), so ``check`` builds on ``explain``; the TMEM map is explain's figure, which
-``check -o`` draws too. Nothing depends on ``check``."""
+one wait-ld rule of follow/pending.py), so ``check`` builds on ``explain``; the TMEM map is explain's
+figure, which ``check -o`` draws too. Nothing depends on ``check``."""
 PRESENTATION = ("typer", "rich", "matplotlib")
 MAX_LINES = 400
 

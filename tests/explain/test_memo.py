@@ -27,6 +27,7 @@ from tmemviz.families.ldst.shapes import builtin
 from tmemviz.ptx.constants import Bits, const
 from tmemviz.ptx.line import parse_line
 from tmemviz.ptx.state import FunctionState
+from tmemviz.ptx.stream import events
 
 FIXTURES = Path(__file__).parents[1] / "kernels"
 PTX = sorted(FIXTURES.glob("*.ptx"))
@@ -63,7 +64,7 @@ def stream(paths: list[Path], explainer: Any) -> str:
 def made(path: Path, explainer: Any) -> tuple[list[dict[str, Any]], list[Any]]:
     module = Module(str(path))
     with path.open() as f:
-        found = list(records(module, f, explainer, explainer.footprint))
+        found = list(records(module, f, explainer))
     return found, [w.record() for w in module.warnings]
 
 
@@ -292,7 +293,10 @@ def test_footprints_are_worked_out_afresh_the_same() -> None:
     for path in PTX:
         module = Module(str(path))
         with path.open() as f:
-            list(records(module, f, explainer, footprint))
+            for e in events(f):
+                if e.kind == "tcgen05" and e.line is not None and e.line.qualifiers[1] in ("ld", "st"):
+                    explainer(e.statement.first, e.statement.text + ";", e.line, e.fn, module)
+                    footprint(e.line)
     assert len(lines) > 50
     found = [explainer.footprint(line) for line in lines]
     assert explainer.memo.footprints

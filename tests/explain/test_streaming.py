@@ -83,9 +83,7 @@ def test_records_are_written_before_the_module_ends() -> None:
 
     explainer = Explainer(catalog())
     module = Module("k.ptx")
-    write_json(
-        [(module, records(module, lines(), explainer, explainer.footprint))], explainer, written.append
-    )
+    write_json([(module, records(module, lines(), explainer))], explainer, written.append)
     assert consumed and any(b"wait::ld" in w for w in written[: consumed[0]])
 
 

@@ -34,11 +34,11 @@ class Chunks:
 
 
 def seen(lines: object, every: bool = False) -> list[tuple[object, ...]]:
-    """Every event (kind, statement, hazard, message, target) and, at each tcgen05 instruction, the value
+    """Every event (kind, statement, message, target) and, at each tcgen05 instruction, the value
     of each register it names."""
     out: list[tuple[object, ...]] = []
     for e in events(lines, every=every):  # type: ignore[arg-type]
-        out.append((e.kind, e.statement, e.hazard, e.message, e.target))
+        out.append((e.kind, e.statement, e.message, e.target))
         if e.kind == "tcgen05" and e.line is not None:
             for operand in e.line.operands:
                 out.extend((name, e.fn.constants.get(name)) for name in registers(operand))
@@ -61,22 +61,19 @@ def test_runs_are_taken_in_a_real_kernel() -> None:
     """The point of it: most lines of a kernel are passed over in runs, not one by one."""
     from tmemviz.ptx import gate
 
-    # CUTLASS example 72's epilogue reads its loads' registers over many lines before it waits.
     lines = lines_of(Path(__file__).parents[1] / "kernels" / "cutlass_example72_nvfp4_gemm.ptx")
     taken: list[int] = []
-    pending: list[int] = []
     run = gate.Blocks._run
 
-    def counted(self, pos, least, max_chars, labels, waiting):  # type: ignore[no-untyped-def]
-        found = run(self, pos, least, max_chars, labels, waiting)
-        (pending if waiting else taken).append(found[1])
+    def counted(self, pos, least, max_chars, labels):  # type: ignore[no-untyped-def]
+        found = run(self, pos, least, max_chars, labels)
+        taken.append(found[1])
         return found
 
     with pytest.MonkeyPatch.context() as m:
         m.setattr(gate.Blocks, "_run", counted)
         list(events(Chunks(lines, 1 << 20)))
-    assert sum(taken) + sum(pending) > len(lines) / 2
-    assert sum(pending) > 500  # the lines that read a tcgen05.ld's registers, too
+    assert sum(taken) > len(lines) / 2
 
 
 HOLD_NOTHING = [
@@ -264,11 +261,7 @@ def _respaced(lines: list[str], rng: random.Random, names: list[str]) -> list[st
 def test_every_fixture_respaced_reads_as_the_eager_tracker_reads_it(index: int) -> None:
     """Real kernels with comments after statements, statements over lines and lines between, read from
     blocks (runs) and eagerly line by line: the same value of every register asked (a sample, at every
-    other tcgen05 instruction) and the same hazards."""
-    from tmemviz.catalog import load_catalog
-    from tmemviz.families.explain.ops import Explainer
-
-    footprint = Explainer(load_catalog()).footprint
+    other tcgen05 instruction)."""
     rng = random.Random(index)
     base = lines_of(KERNELS[index])
     names = sorted(set(re.findall(r"%[A-Za-z_$][\w$]*", "".join(base))))
@@ -276,13 +269,11 @@ def test_every_fixture_respaced_reads_as_the_eager_tracker_reads_it(index: int) 
     def values(source: object, every: bool, asked: list[str]) -> list[tuple[object, ...]]:
         out: list[tuple[object, ...]] = []
         count = 0
-        for e in events(source, footprint, every=every):  # type: ignore[arg-type]
+        for e in events(source, every=every):  # type: ignore[arg-type]
             if e.kind == "tcgen05":
                 count += 1
                 if count % 2:
                     out.extend((e.statement.first, n, e.fn.constants.get(n)) for n in asked)
-            elif e.kind == "hazard":
-                out.append((e.statement.first, e.hazard))
         return out
 
     for _ in range(3):
@@ -301,11 +292,11 @@ def test_a_run_matched_without_its_bound_ends_where_the_bounded_one_ends(longest
     for path in KERNELS:
         text = path.read_text()
         starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
-        for labels, pending in ((False, False), (True, False), (False, True)):
-            bounded = runs(longest, labels, pending)
+        for labels in (False, True):
+            bounded = runs(longest, labels)
             for pos in starts[::5]:
                 want = bounded.match(text, pos).end()
-                assert run_end(text, pos, len(text), longest, labels, pending) == want, (path.name, pos)
+                assert run_end(text, pos, len(text), longest, labels) == want, (path.name, pos)
 
 
 def test_a_run_can_be_taken_from_the_next_line_before_it_is_given() -> None:

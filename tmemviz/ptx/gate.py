@@ -1,8 +1,8 @@
 """What the reader of statements may pass over unread (``explain``'s fast path), and how it knows.
 
-``explain`` needs only a function's tcgen05 instructions, what is pending around them, and the values
-of a few registers (:mod:`tmemviz.ptx.lazy` finds those later in the kept text). So while nothing is
-pending, :func:`tmemviz.ptx.statements.statements` keeps a *plain* line (one statement ending the line
+``explain`` needs only a function's tcgen05 instructions and the values of a few registers
+(:mod:`tmemviz.ptx.lazy` finds those later in the kept text). So
+:func:`tmemviz.ptx.statements.statements` keeps a *plain* line (one statement ending the line
 with its ``;``: PTX 4.4 "Statements") as text instead of making a statement of it, and passes over
 lines that hold nothing (blank, comments, ``.loc``, a label alone). Given a file's blocks
 (:class:`Blocks`), it passes over a whole run of such lines at once, found by one regular expression
@@ -23,7 +23,7 @@ class Gate:
     """What the reader of statements tells :func:`statements` as it goes (``explain``'s fast path).
 
     While ``keep`` is a list (inside a function) every line is appended to it; while ``skip`` is also
-    true (nothing pending that a plain line could change), a *plain* line (one instruction or
+    true, a *plain* line (one instruction or
     directive ending the line with its ``;``, no ``tcgen05``, comment, string or scope brace) is kept
     as its text and not read; a line that holds nothing is kept as ``"\\n"`` (or as its text, in a
     run: :func:`runs`); any other line is read and kept as ``"\\n"``. The function's plain lines can
@@ -36,18 +36,13 @@ class Gate:
     """A run longer than this (characters) is taken at once: its text goes into one joined segment, not
     held twice when joined later."""
 
-    __slots__ = ("data", "keep", "labels", "seal", "skip", "watch", "watch_run")
+    __slots__ = ("data", "keep", "labels", "seal", "skip")
 
     def __init__(self) -> None:
         self.keep: list[str] | None = None
         self.skip = False
         self.seal: Callable[[], None] | None = None
         """Called when ``keep`` has grown long: its reader takes the lines and empties it."""
-        self.watch: Callable[[str], bool] | None = None
-        """While something is pending: given a plain line, applies what it does (its reads) and says
-        True, or says False (a branch, a release, a label: the line is read as a statement)."""
-        self.watch_run: Callable[[str], None] | None = None
-        """With ``watch``: given a run of lines (:func:`runs` with ``pending``), applies their reads."""
         self.labels = False
         """Labels alone are read even while skipping (a deferred function's blocks: ptx/deferred.py)."""
         self.data = False
@@ -68,7 +63,7 @@ def plain(code: str, max_chars: int) -> bool:
 
 
 def label_alone(code: str) -> bool:
-    """A line that is one label (it matters only while something is pending)."""
+    """A line that is one label."""
     if code[-1:] != ":":
         return False
     m = LABEL.match(code)
@@ -102,17 +97,6 @@ vector, string, block comment)."""
 _NOTHING = r"//[^\n]*+|\.loc[ \t][^\n/\";{}(]*+(?://[^\n]*+)?"
 """A comment; a ``.loc`` (a comment after it at most: Triton writes the source line there)."""
 _LABEL_ALONE = r"[A-Za-z_$][\w$]*+:[ \t]*+"
-_PASSED_PENDING = (
-    r"(?![A-Za-z_$][\w$]*+[ \t]*+:(?!:))"  # no label in front (a label drops what is pending)
-    r"(?:@!?%?[\w$.]++[ \t]++)?+"  # a guard at most
-    r"(?!(?:bra|brx|ret|exit|trap|call|bar|barrier|mbarrier)(?=[.\s;]))"  # no branch, barrier, mbarrier
-    rf"[a-z][\w.:]*+(?:[ \t]++{_LINE}(?:\{{{_LINE}\}}{_LINE})*+)?;[ \t]*+(?://[^\n]*+)?"
-)
-"""A statement a run may pass while something is pending: its reads are taken from the run's text
-(:func:`tmemviz.ptx.registers.run_reads`), so it has the plainest form (a lower-case opcode, spaces, the
-operands) and none that does more than read (a label, branch, call, barrier or mbarrier: read one by one)."""
-
-
 def _lines(longest: int | None, *kinds: str) -> str:
     """Any number of whole lines, each one of ``kinds`` or blank, none longer than ``longest`` with its
     newline (a longer one is read, and cut, one by one); ``None``: any length."""
@@ -121,8 +105,8 @@ def _lines(longest: int | None, *kinds: str) -> str:
 
 
 @functools.lru_cache(maxsize=16)
-def runs(longest: int | None = 1 << 16, labels: bool = False, pending: bool = False) -> re.Pattern[str]:
-    """Whole lines the gate skips without reading them (while nothing is pending), as a run: each one
+def runs(longest: int | None = 1 << 16, labels: bool = False) -> re.Pattern[str]:
+    """Whole lines the gate skips without reading them, as a run: each one
     statement ending the line with its ``;`` (a ``//`` comment after it at most; no string, scope brace,
     nested vector: the reader reads such a line as the same one statement), a comment,
     a ``.loc``, a label alone, or blank, none longer than ``longest``; and a scope of such lines (an
@@ -130,12 +114,8 @@ def runs(longest: int | None = 1 << 16, labels: bool = False, pending: bool = Fa
     function's depth once closed). A subset of what :func:`plain`, :func:`nothing` and
     :func:`label_alone` pass, matched by ``re`` over a block's text instead of a line at a time.
     ``labels``: where labels are read (``Gate.labels``), and scopes, which ``check`` reads again.
-    ``pending``: while something is pending (``Gate.watch``), only the statements of
-    :data:`_PASSED_PENDING`, comments, ``.loc`` lines and blank lines (no label, no scope).
     ``longest=None``: lines of any length (:func:`run_end` looks for a longer one only in a run longer
     than that: the bound costs a second pass over every character)."""
-    if pending:
-        return re.compile(_lines(longest, _PASSED_PENDING, _NOTHING))
     if labels:
         return re.compile(_lines(longest, _STATEMENT, _NOTHING))
     line = _lines(longest, _STATEMENT, _NOTHING, _LABEL_ALONE)
@@ -146,18 +126,17 @@ RUN = runs(None)
 """:func:`runs` as the reader matches it where no line can be too long (:func:`run_end`): the one
 compiled here is the one used."""
 RUN_NO_LABELS = runs(None, labels=True)
-RUN_PENDING = runs(None, pending=True)
 
 
-def run_end(text: str, pos: int, end: int, longest: int, labels: bool = False, pending: bool = False) -> int:
-    """Where the run of :func:`runs` (``longest``, ``labels``, ``pending``) from ``pos`` ends in
+def run_end(text: str, pos: int, end: int, longest: int, labels: bool = False) -> int:
+    """Where the run of :func:`runs` (``longest``, ``labels``) from ``pos`` ends in
     ``text[:end]``: matched without the bound on each line where the text to match is shorter than it
     (no line there can be longer).
 
     >>> run_end("\\tmov.b32 %r1, 0;\\n\\tadd.s32 %r1, %r1, 123456;\\n", 0, 44, 20)
     17
     """
-    return runs(None if end - pos <= longest else longest, labels, pending).match(text, pos, end).end()
+    return runs(None if end - pos <= longest else longest, labels).match(text, pos, end).end()
 
 
 class Blocks:
@@ -192,19 +171,19 @@ class Blocks:
         self._start, self._pos = start, end
         return text[start:end]
 
-    def run(self, max_chars: int, labels: bool, pending: bool = False) -> tuple[str, int]:
+    def run(self, max_chars: int, labels: bool) -> tuple[str, int]:
         """From the line given last: the text of the lines :func:`runs` matches (it the first), up to the
         line of the next ``tcgen05`` and the end of the block, none longer than ``max_chars``, and how
         many lines they are; the next line given is the one after them. ``("", 0)`` when it is no such
         line."""
-        return self._run(self._start, self._pos, max_chars, labels, pending)
+        return self._run(self._start, self._pos, max_chars, labels)
 
-    def run_next(self, max_chars: int, labels: bool, pending: bool = False) -> tuple[str, int]:
+    def run_next(self, max_chars: int, labels: bool) -> tuple[str, int]:
         """:meth:`run` from the line after the one given last, before it is given (not made a string only
         to be passed over); ``("", 0)`` when it starts no run or the block ends before it."""
-        return self._run(self._pos, self._pos + 1, max_chars, labels, pending)
+        return self._run(self._pos, self._pos + 1, max_chars, labels)
 
-    def _run(self, pos: int, least: int, max_chars: int, labels: bool, pending: bool) -> tuple[str, int]:
+    def _run(self, pos: int, least: int, max_chars: int, labels: bool) -> tuple[str, int]:
         """The run from ``pos`` if it reaches ``least`` at least."""
         text = self._text
         found = self._next
@@ -213,7 +192,7 @@ class Blocks:
         end = len(text) if found < 0 else text.rfind("\n", 0, found) + 1
         if end < least:
             return "", 0
-        end = run_end(text, pos, end, max_chars, labels, pending)
+        end = run_end(text, pos, end, max_chars, labels)
         if end < least:
             return "", 0
         self._pos = end

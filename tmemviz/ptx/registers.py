@@ -15,7 +15,7 @@ from typing import Any
 
 from tmemviz.ptx import constants as c
 from tmemviz.ptx.line import PtxLine, parse_immediate, parse_line
-from tmemviz.ptx.names import NAME, PERCENT, is_name, names
+from tmemviz.ptx.names import is_name, names
 
 _TYPE = re.compile(r"^[bsu](8|16|32|64)$")
 NO_DESTINATION = frozenset(("st", "red", "bar", "barrier", "bra", "brx", "call", "ret", "exit", "trap",
@@ -285,53 +285,3 @@ def worth_evaluating(head: str, rest: str, values: dict[str, Any]) -> bool:
         return False  # the common case: a run-time source (the immediate need not be looked for)
     return known > 0 or _IMMEDIATE.search(sources) is not None
 
-
-_RUN_NOISE = re.compile(r"//[^\n]*+|^[ \t]*+\.loc\b[^\n]*+", re.M)
-_RUN_GUARDS = re.compile(r"^[ \t]*+@!?(%[A-Za-z_$][\w$]*)", re.M)
-_RUN_GUARDS_BARE = re.compile(r"^[ \t]*+@!?(%?[A-Za-z_$][\w$]*)", re.M)
-_RUN_WRITTEN = re.compile(
-    r"^[ \t]*+(?:@[^ \t\n]++[ \t]++)?+"  # the guard (read: :data:`_RUN_GUARDS` finds it)
-    rf"(?:(?:{'|'.join(sorted(NO_DESTINATION))})(?=[.\s;])[^ \t\n;]*+"  # no destination: the opcode
-    r"|[^ \t\n;]++[ \t]++(?=[\[(])"  # the first operand an address: the opcode
-    r"|[^ \t\n;]++[ \t]++\{[^}\n]*+\}"  # the opcode and a vector it writes
-    r"|[^ \t\n;]++(?:[ \t]++[^,;\n]*+)?)",  # the opcode and the operand before the first comma
-    re.M,
-)
-"""What a statement line holds before the registers it reads, taken out whole (a literal replacement:
-``re`` substitutes it in C, a group in the replacement would cost a Python call per line)."""
-
-
-def run_reads(text: str, bare: bool = False) -> list[str]:
-    """The registers read by the statements of a run of whole lines, each one statement of the plain
-    form ``@%p op.type operands;`` (opcode and operands apart by spaces, a ``//`` comment after it at
-    most), a comment, a ``.loc`` or blank (:func:`tmemviz.ptx.gate.runs` with ``pending``): what
-    :func:`read_by` and the guard give line by line, found in the run's text at once.
-
-    >>> run_reads("\\tmov.b64 \\t{%r1, %r2}, %rd3;\\n\\t@%p1 add.s32 %r4, %r4, 1; // %r9\\n\\t.loc 1 2 3\\n")
-    ['%p1', '%rd3', '%r4']
-    >>> run_reads("\\tst.global.b32 [%rd1], %r5;\\n\\tnot.pred %p2;\\n")
-    ['%rd1', '%r5']
-
-    ``bare``: names without ``%`` too (the ``%`` names alone are found faster: a register a pending load
-    writes is one of them unless the load names others).
-
-    >>> run_reads("\\t@p add.s32 x, acc0, 0x10;\\n", bare=True)
-    ['p', 'acc0']
-    """
-    if "/" in text or ".loc" in text:
-        text = _RUN_NOISE.sub("", text)
-    if bare:
-        guards = _RUN_GUARDS_BARE.findall(text) if "@" in text else []
-        return guards + [n for n in NAME.findall(_RUN_WRITTEN.sub("", text)) if n != "_"]
-    guards = _RUN_GUARDS.findall(text) if "@" in text else []
-    return guards + PERCENT.findall(_RUN_WRITTEN.sub("", text))
-
-
-def read_by(head: str, rest: str) -> list[str]:
-    """The registers an instruction reads: all of its operands' but a written first operand's."""
-    if head in NO_DESTINATION or rest[:1] in "[(":
-        return registers(rest)
-    if rest[:1] == "{":
-        return registers(rest[rest.find("}") + 1 :])
-    comma = rest.find(",")
-    return registers(rest[comma + 1 :]) if comma >= 0 else []

@@ -72,21 +72,19 @@ def statements(
         number += 1  # a piece without its newline is still one line to its reader
         keep = gate.keep
         if keep is not None:
-            skip, watch = gate.skip, gate.watch
-            if idle and (skip or watch is not None):
+            if idle and gate.skip:
                 # Lines the gate passes, one after another: nothing is yielded meanwhile, so the
-                # state stays as the reader left it (but for what watch itself changes).
+                # state stays as the reader left it.
                 append = keep.append
                 number -= 1  # counted again below
                 first = raw
                 ran, ahead = ahead, False  # the line after a run is one it stopped at: not tried again
                 for raw in chain((first,), it):
                     number += 1
-                    if source is not None and not ran and (skip or gate.watch_run is not None):
-                        run, count = source.run(max_chars, gate.labels, not skip)
+                    if source is not None and not ran:
+                        run, count = source.run(max_chars, gate.labels)
                         if count:  # this line and those after it the gate passes, at once
-                            _take(run, keep, gate, not skip)
-                            skip, watch = gate.skip, gate.watch
+                            _take(run, keep, gate)
                             number += count - 1
                             ran = True
                             continue
@@ -106,25 +104,20 @@ def statements(
                         )
                         and n <= max_chars
                     ):
-                        if not skip and not watch(raw):  # type: ignore[misc]
-                            break
                         append(raw)  # the common case: one statement, ending the line
                     else:
                         code = raw.strip()
-                        if nothing(code) or (skip and not gate.labels and label_alone(code)):
+                        if nothing(code) or (not gate.labels and label_alone(code)):
                             append("\n")  # nothing to search for in it
                         elif (
                             code[-1] == ";"
                             and raw[-1] == "\n"
                             and code.find(";") == len(code) - 1
                             and plain(code, max_chars)
-                            and (skip or watch(raw))  # type: ignore[misc]
                         ):
                             append(raw)  # one statement, spaces after its ;
                         else:
                             break
-                    if not skip:
-                        skip, watch = gate.skip, gate.watch
                 else:
                     break  # the lines are done
                 if len(keep) > Gate.SEAL and gate.seal is not None:
@@ -169,11 +162,11 @@ def statements(
                         continue
             yield new(Statement, ("directive" if code[0] == "." else "instruction", code, number, number))
             keep = gate.keep
-            if source is not None and keep is not None and (gate.skip or gate.watch_run is not None):
+            if source is not None and keep is not None and gate.skip:
                 # The lines after it the gate passes, taken before the next is made a string.
-                run, count = source.run_next(max_chars, gate.labels, not gate.skip)
+                run, count = source.run_next(max_chars, gate.labels)
                 if count:
-                    _take(run, keep, gate, not gate.skip)
+                    _take(run, keep, gate)
                     number += count
                     ahead = True
             continue
@@ -193,11 +186,8 @@ def statements(
     yield from reader.finish(number)
 
 
-def _take(run: str, keep: list[str], gate: Gate, pending: bool) -> None:
-    """A run the gate passes: its reads to the watcher while something is pending, its text kept (the
-    kept lines joined and let go once many)."""
-    if pending:
-        gate.watch_run(run)  # type: ignore[misc]
+def _take(run: str, keep: list[str], gate: Gate) -> None:
+    """A run the gate passes: its text kept (the kept lines joined and let go once many)."""
     keep.append(run)
     if (len(keep) > Gate.SEAL or len(run) > Gate.SEAL_CHARS) and gate.seal:
         gate.seal()

@@ -58,8 +58,8 @@ def _finding(h: Hazard, written: tuple[object, ...]) -> Finding:
         return Finding(
             h.line, "note", "wait-ld",
             f"{h.what} before tcgen05.wait::ld for the tcgen05.ld on line {h.source}: ordered on today's "
-            "hardware by the first use of its registers (the load's scoreboard), not by the PTX ISA; "
-            f"{fix} ({ISA})",
+            "hardware by the load's scoreboard (a use of its registers, or ptxas waiting for it where a "
+            f"path that used, waited for or never issued it joins), not by the PTX ISA; {fix} ({ISA})",
         )  # fmt: skip
     verb = {"frees": "frees it", "release": "lets other threads go on and write it"}.get(
         h.relation, "writes it"

@@ -107,7 +107,7 @@ def read(path: str, lines: Iterable[str], catalog: Catalog, defer: bool = True) 
     module, reading = Module(path), Reading(explainer, catalog, checker.function)
     checker.follower = reading
     # The explain scanner's one read, the follower fed every event of it (as explain's TMEM map is).
-    module.instructions.extend(records(module, lines, explainer, explainer.footprint, reading, defer))
+    module.instructions.extend(records(module, lines, explainer, reading, defer))
     reading.close()
     if not reading.ptx:
         return f"{path} {_what(path)}; {READS}"

@@ -15,9 +15,8 @@ NOTES = (
     "(imm >> 16 lanes, imm & 0xFFFF columns)",
     "a tcgen05.mma idesc is decoded when the function builds its register from constants (mov, selp, or, "
     "and, shl, shr, add, cvt, prmt); a choice of constants decodes to the fields they share",
-    "a tcgen05.ld counts as complete once every destination register has been read (or after "
-    "tcgen05.wait::ld): the PTX ISA names only the wait; ptxas emits no instruction of its own for it, the "
-    "registers' scoreboard is the wait",
+    "the PTX ISA completes a tcgen05.ld only at tcgen05.wait::ld (a tcgen05.st at tcgen05.wait::st); "
+    "whether each path waits in time is not judged here: tmemviz check (rule wait-ld) follows every path",
 )
 
 

@@ -94,8 +94,8 @@ class Explainer:
         return text
 
     def footprint(self, line: PtxLine) -> tuple[str | None, frozenset[tuple[int, int]]] | None:
-        """The cells (lane, column relative to the base register) a tcgen05.ld/st touches, for the
-        stream's st-then-ld check; None when the line is not one tmemviz explained."""
+        """The cells (lane, column relative to the base register) a tcgen05.ld/st touches, for check's
+        places (follow/places.py); None when the line is not one tmemviz explained."""
         seen = self.memo.footprints.get(id(line))  # the reader shares one parsed line per text
         if seen is not None and seen[0] is line:
             return seen[1]

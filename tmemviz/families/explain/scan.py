@@ -1,16 +1,17 @@
 """Explain every tcgen05 instruction of a PTX module, as records made one at a time.
 
 The module is read by :func:`tmemviz.ptx.stream.events` (statements whatever their spacing, constant
-values of registers, pending tcgen05.ld/st); this module turns its events into records and warnings:
+values of registers); this module turns its events into records and warnings:
 
 * ``tcgen05.ld.red`` in a module whose ``.target`` cannot run it (PTX 9.7.16.8.3 Target ISA notes);
-* a hazard of the stream: a TMEM writer, a dealloc or a barrier/mbarrier release while a tcgen05.ld's
-  destination registers have not all been read (nor ``tcgen05.wait::ld`` waited for), naming them; a
-  tcgen05.ld of cells a tcgen05.st not yet waited for (``tcgen05.wait::st``) wrote;
 * ``.cta_group::1`` and ``::2`` mixed in one kernel (PTX 9.7.16.9.3: "All tcgen05 instructions within
   a kernel must specify the same value for the .cta_group qualifier");
 * a statement the reader could not read, or one cut at the reader's bound;
 * and what each instruction's own explanation finds (vector length, alloc size, overlapping halves).
+
+When a tcgen05.ld or st is complete (``tcgen05.wait::ld``/``wait::st``) is ``check``'s ``wait-ld`` rule,
+which follows every path (:mod:`tmemviz.families.explain.follow.pending` states it); a scan of one
+instruction at a time cannot judge it, so explain does not.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tmemviz.ptx.line import PtxLine
-from tmemviz.ptx.state import FunctionState, Hazard
+from tmemviz.ptx.state import FunctionState
 from tmemviz.ptx.statements import collapse
-from tmemviz.ptx.stream import Footprint, events
+from tmemviz.ptx.stream import events
 
 
 @dataclass
@@ -35,7 +36,7 @@ class Warning:
 
 
 Function = FunctionState
-"""The per-function state of :mod:`tmemviz.ptx.stream` (constants, pending ld/st, allocs)."""
+"""The per-function state of :mod:`tmemviz.ptx.stream` (constants, allocs)."""
 
 
 @dataclass
@@ -59,7 +60,7 @@ Explainer = Callable[[int, str, PtxLine, FunctionState, Module], "dict[str, Any]
 (and warnings on the module), or None for a statement that is no tcgen05 instruction."""
 
 
-def scan(path: str, lines: Iterable[str], explain: Explainer, footprint: Footprint | None = None) -> Module:
+def scan(path: str, lines: Iterable[str], explain: Explainer) -> Module:
     """Find every tcgen05 statement of ``lines`` and explain it with ``explain``; all in memory.
 
     >>> def note(n, text, line, fn, mod): return {"line": n, "ptx": text}
@@ -68,7 +69,7 @@ def scan(path: str, lines: Iterable[str], explain: Explainer, footprint: Footpri
     ('sm_100a', [{'line': 4, 'ptx': 'tcgen05.wait::ld.sync.aligned;'}])
     """
     module = Module(path)
-    module.instructions = list(records(module, lines, explain, footprint))
+    module.instructions = list(records(module, lines, explain))
     return module
 
 
@@ -76,7 +77,6 @@ def records(
     module: Module,
     lines: Iterable[str],
     explain: Explainer,
-    footprint: Footprint | None = None,
     tracker: Any = None,
     defer: bool = False,
 ) -> Iterator[dict[str, Any]]:
@@ -91,7 +91,7 @@ def records(
     warn = module.warnings.append
     module.tracker = tracker
     texts: dict[str, str] = {}  # a statement's text as the record says it (kernels repeat statements)
-    for e in events(lines, footprint, every=tracker is not None, defer=defer):
+    for e in events(lines, every=tracker is not None, defer=defer):
         if tracker is not None:
             tracker.observe(e)
         kind = e.kind
@@ -115,30 +115,11 @@ def records(
             module.count += 1
             _cta_group(record, s.first, e.fn, module)
             yield record
-        elif kind == "hazard":
-            assert e.hazard is not None
-            warn(Warning(e.hazard.line, hazard_message(e.hazard)))
         elif kind == "problem":
             assert e.statement is not None
             warn(Warning(e.statement.first, str(e.message)))
         elif kind == "target" and module.target is None:
             module.target = e.target
-
-
-def hazard_message(h: Hazard) -> str:
-    """One sentence: what comes too early, which instruction it may overtake, what would order them."""
-    if h.kind == "st":
-        return (
-            f"tcgen05.ld reads Tensor Memory the tcgen05.st on line {h.source} writes, with no "
-            "tcgen05.wait::st between them: the ld may read the old values (PTX 9.7.16.6, 9.7.16.8.5)"
-        )
-    regs = ", ".join(h.unread[:6]) + (f" and {len(h.unread) - 6} more" if len(h.unread) > 6 else "")
-    plural = len(h.unread) > 1
-    return (
-        f"{h.what} while the tcgen05.ld on line {h.source} may still be reading Tensor Memory: "
-        f"{'its registers' if plural else 'its register'} {regs} {'have' if plural else 'has'} not been read "
-        "and no tcgen05.wait::ld came; read them or wait first (PTX 9.7.16.6, 9.7.16.8.5)"
-    )
 
 
 def _cta_group(record: dict[str, Any], line: int, fn: FunctionState, module: Module) -> None:

@@ -87,7 +87,7 @@ def scanned(
             from tmemviz.families.explain.follow.follower import Follower
 
             tracker = Follower(explainer, explainer.catalog)
-        return records(module, lines, explainer, explainer.footprint, tracker)
+        return records(module, lines, explainer, tracker)
 
     yield from dispatch(inputs, explainer, ptx)
 

@@ -16,9 +16,14 @@ mbarrier.arrive``). Until then, each of these is a hazard:
 On today's hardware (shared/spec ordering-facts §1) one ld is one ``LDTM`` whose scoreboard the first
 instruction *consuming* any of its destination registers waits on; a plain copy (``mov``, a bit-cast or
 a vector pack or unpack) is no instruction there and waits for nothing, so its destination joins the
-load's registers instead. A hazard after a consuming read is ordered by that scoreboard, not by the ISA
-(a note); one with no consuming read is ordered by nothing (a warning). The flagged instruction's own
-reads count after the check. Each load is reported once, at its first hazard.
+load's registers instead. Where paths join, ptxas makes the scoreboard agree: a load consumed, waited for
+(``tcgen05.wait::ld``) or never issued on one incoming path is waited for on the others before the join
+(observed with ptxas 13.5 on every such shape tried: the wait on one arm of an if, deeper in it or on the
+branch taken, a use on one arm, the load on one arm only; a conditional branch alone orders nothing).
+A hazard after a consuming read or such a join is ordered by that scoreboard, not by the ISA (a note);
+one reached on every path with the load issued and nothing consuming it is ordered by nothing (a
+warning). The flagged instruction's own reads count after the check. Each load is reported once, at its
+first hazard.
 
 The same for tcgen05.st and ``tcgen05.wait::st``: a later tcgen05.ld or MMA of this thread reading
 cells the st wrote. Pure: no I/O.
@@ -37,8 +42,9 @@ WRITERS = ("st", "mma", "cp", "shift")
 
 @dataclass(frozen=True)
 class Pending:
-    """A tcgen05.ld not waited for: the registers holding its data (copies included), whether one of
-    them was consumed, and the cells it reads."""
+    """A tcgen05.ld not waited for: the registers holding its data (copies included), whether its
+    scoreboard orders it on today's hardware (``consumed``: one of them was consumed, or paths joined
+    where one had no such load pending), and the cells it reads."""
 
     index: int
     line: int
@@ -79,17 +85,32 @@ class Hazard:
 
 
 def joined(a: tuple[Pending, ...], b: tuple[Pending, ...]) -> tuple[Pending, ...]:
-    """Loads pending on either path: registers of either, consumed only where both consumed."""
+    """Loads pending on either path, ordered (``consumed``) where either path ordered it: where paths
+    join, a load consumed, waited for or never issued on one of them is pending on the other only in the
+    ISA's terms (ptxas waits on its scoreboard before the join; see the module's docstring)."""
     if a == b:
         return a
     out: dict[int, Pending] = {p.index: p for p in a}
+    seen = set()
     for p in b:
+        seen.add(p.index)
         q = out.get(p.index)
-        if q is not None:
+        if q is None:
+            p = _ordered(p)
+        else:
             spots = tuple(dict.fromkeys(p.spots + q.spots))
-            p = Pending(p.index, p.line, p.regs | q.regs, p.consumed and q.consumed, spots, p.bases & q.bases)
+            consumed = p.consumed or q.consumed
+            regs = frozenset() if consumed else p.regs | q.regs
+            p = Pending(p.index, p.line, regs, consumed, spots, p.bases & q.bases)
         out[p.index] = p
+    for index, p in out.items():
+        if index not in seen:
+            out[index] = _ordered(p)
     return tuple(sorted(out.values(), key=lambda p: p.index))
+
+
+def _ordered(p: Pending) -> Pending:
+    return p if p.consumed else Pending(p.index, p.line, frozenset(), True, p.spots, p.bases)
 
 
 def relation(a: tuple[Any, ...], b: tuple[Any, ...]) -> str:
