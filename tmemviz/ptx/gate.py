@@ -97,6 +97,8 @@ vector, string, block comment)."""
 _NOTHING = r"//[^\n]*+|\.loc[ \t][^\n/\";{}(]*+(?://[^\n]*+)?"
 """A comment; a ``.loc`` (a comment after it at most: Triton writes the source line there)."""
 _LABEL_ALONE = r"[A-Za-z_$][\w$]*+:[ \t]*+"
+
+
 def _lines(longest: int | None, *kinds: str) -> str:
     """Any number of whole lines, each one of ``kinds`` or blank, none longer than ``longest`` with its
     newline (a longer one is read, and cut, one by one); ``None``: any length."""

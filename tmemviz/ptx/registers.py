@@ -284,4 +284,3 @@ def worth_evaluating(head: str, rest: str, values: dict[str, Any]) -> bool:
     if known < len(found) and head not in _PARTIAL:
         return False  # the common case: a run-time source (the immediate need not be looked for)
     return known > 0 or _IMMEDIATE.search(sources) is not None
-
