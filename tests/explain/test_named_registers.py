@@ -98,10 +98,20 @@ def test_an_idesc_named_without_percent_decodes_m_and_n() -> None:
     assert ld["offset"] == {"lane": 0, "col": 16}
 
 
-def test_a_pending_load_into_named_registers_names_those_not_read() -> None:
-    f = explained(NAMED)
-    [warning] = [w for w in f["warnings"] if "bar.sync" in w["message"]]
-    assert "acc2, acc3" in warning["message"] and "acc0" not in warning["message"]
+@pytest.mark.parametrize(("consumed", "severity"), [(True, "note"), (False, "warning")])
+def test_check_follows_a_load_into_named_registers(consumed: bool, severity: str) -> None:
+    """check's wait-ld sees the load into acc0..acc3, a store to its cells before tcgen05.wait::ld, and
+    whether a named register was consumed first (explain judges no order between instructions)."""
+    store = "tcgen05.st.sync.aligned.32x32b.x1.b32 [tmem_acc + 16], {x1};\n"
+    text = NAMED.replace("bar.sync 0;\n", store + "bar.sync 0;\n")
+    text = text if consumed else text.replace("add.s32 x0, acc0, acc1;\n", "")
+    (checked,) = tmemviz.check(text=text).subject
+    lines = text.splitlines()
+    st = lines.index(store.strip()) + 1
+    ld = next(k for k, line in enumerate(lines, 1) if line.startswith("tcgen05.ld"))
+    [finding] = [f for f in checked.findings if f.rule == "wait-ld"]
+    assert (finding.line, finding.severity) == (st, severity)
+    assert f"tcgen05.ld on line {ld}" in finding.message
 
 
 @pytest.mark.parametrize("every", [False, True])

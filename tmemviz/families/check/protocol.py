@@ -48,14 +48,18 @@ def pair_findings(a: Analysed) -> Iterable[Finding]:
                 continue
             who = a.who(t.warps, ins.index)
             path = "every" if waited(ins) == {START} else "some"
-            handshake = remote is not None and START not in reaching(a.plan, t.blocks, _waits)(ins)
+            # Only where some path has the cluster wait: with none anywhere (NVIDIA/cutlass#3435's
+            # kernels) the handshake alone is not taken for one.
+            handshake = (
+                path == "some" and remote is not None and START not in reaching(a.plan, t.blocks, _waits)(ins)
+            )
             if op == "dealloc" and handshake:
                 # CUTLASS's 2-CTA dealloc handshake: one CTA arrives on the peer's mbarrier (mapa +
                 # mbarrier.arrive.shared::cluster), each waits on its own before freeing. Which mbarrier
                 # the peer arrives on is not followed: a note, not a false warning.
                 yield Finding(
                     ins.line, "note", "pair-sync",
-                    f"tcgen05.dealloc.cta_group::2 with no barrier.cluster.wait before it on {path} path"
+                    f"tcgen05.dealloc.cta_group::2 with no barrier.cluster.wait before it on some path"
                     f"{who}, but after an mbarrier wait on every path, in a kernel that arrives on a peer "
                     f"CTA's mbarrier (line {remote.line}): if that handshake orders the peer's alloc before "
                     "this dealloc, it is safe; check does not follow which mbarrier the peer arrives on "
