@@ -95,3 +95,19 @@ def test_tile_n_must_be_a_sum_of_legal_mma_ns(capsys: pytest.CaptureFixture[str]
     assert "N=100 is not a sum of legal MMA N's" in line and "a multiple of 16 in 16..256" in line
     assert "a multiple of 8 in 8..256" in bad(capsys, "tile", "--m", "64", "--n", "100", "--shape", "32x32b")
     ok(capsys, "tile", "--n", "272", "--shape", "32x32b", "-f", "json")  # 256 + 16: two MMAs side by side
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["which", "16x256b", "-t", "3", "-r", "1"], "-t belongs to `tmemviz where`"),
+        (["which", "16x256b", "--reg", "1"], "--reg belongs to `tmemviz where`"),
+        (["where", "16x256b", "--lane", "3", "--col", "1"], "--lane belongs to `tmemviz which`"),
+    ],
+)
+def test_which_and_where_options_swapped_say_which_command_takes_them(
+    capsys: pytest.CaptureFixture[str], argv: list[str], said: str
+) -> None:
+    """Click would offer its nearest spelling (``--lane`` -> ``--nan``); the user mixed up the two."""
+    message = bad(capsys, *argv)
+    assert said in message and "--nan" not in message

@@ -195,13 +195,32 @@ def _typer_run(args: list[str]) -> int:
         result = command.main(args=args, prog_name="tmemviz", standalone_mode=False)
     except typer.TyperException as exc:
         # Typer's own usage errors (unknown option, bad choice, not a number).
-        sys.stderr.write(f"tmemviz: {one_line(exc.format_message())}\n")
+        sys.stderr.write(f"tmemviz: {one_line(_other_command(args, exc) or exc.format_message())}\n")
         return 2
     except typer.Abort:
         return INTERRUPTED  # Click's name for Ctrl-C while it parses: as quiet as main's
     except SystemExit as exc:  # --show-completion ends with sys.exit(0); main() returns statuses
         return exc.code if isinstance(exc.code, int) else 0
     return result if isinstance(result, int) else 0
+
+
+_ASKS = {"which": ("--lane", "--col"), "where": ("-t", "--thread", "-r", "--reg")}
+"""The options that say which cell (``which``) or which register (``where``) is asked about."""
+
+
+def _other_command(args: list[str], exc: Exception) -> str | None:
+    """An option of ``which`` given to ``where`` (or the reverse): say so, instead of Click's nearest
+    spelling (``--lane`` -> ``--nan``)."""
+    name = (getattr(exc, "option_name", None) or "").split("=")[0]
+    command = next((a for a in args if not a.startswith("-")), None)
+    if command not in _ASKS:
+        return None
+    other = "where" if command == "which" else "which"
+    if name not in _ASKS[other]:
+        return None
+    own = "--lane L --col C" if command == "which" else "-t THREAD -r REG"
+    asks = "which thread and register hold a cell" if other == "which" else "where a register's data sits"
+    return f"{name} belongs to `tmemviz {other}` ({asks}); `tmemviz {command}` takes {own}"
 
 
 def _plain_metavars(command: Any) -> None:
