@@ -173,6 +173,36 @@ def verdict(code: list[dict[str, Any]], warning: dict[str, Any]) -> tuple[str, s
     return "ordered", "every path to it waits on the LDTM's scoreboard first"
 
 
+_ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\b")
+
+
+def entries(text: str) -> list[tuple[int, int]]:
+    """Each kernel's first and last line (1-based) in the module."""
+    lines = text.splitlines()
+    out = []
+    for start, line in enumerate(lines):
+        if not _ENTRY.match(line):
+            continue
+        depth, opened = 0, False
+        for end in range(start, len(lines)):
+            depth += lines[end].count("{") - lines[end].count("}")
+            opened = opened or "{" in lines[end]
+            if opened and depth == 0:
+                out.append((start + 1, end + 1))
+                break
+    return out
+
+
+def alone(text: str, span: tuple[int, int], spans: list[tuple[int, int]]) -> str:
+    """The module with every other kernel's lines blank: ptxas assembles one kernel (minutes less on a
+    module of many), and every line keeps its number."""
+    lines = text.splitlines()
+    for first, last in spans:
+        if (first, last) != span:
+            lines[first - 1 : last] = [""] * (last - first + 1)
+    return "\n".join(lines) + "\n"
+
+
 def warnings_of(path: Path) -> list[dict[str, Any]]:
     command = [sys.executable, "-m", "tmemviz", "check", str(path), "-f", "json", "--select", "wait-ld"]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -202,15 +232,26 @@ def main() -> int:
         if not found:
             continue
         target = re.search(r"^\s*\.target\s+(\w+)", text, re.M)
-        code = listing(text, args.ptxas, args.nvdisasm, target.group(1) if target else "sm_100a")
+        spans = entries(text)
+        kernels: dict[tuple[int, int], list[dict[str, Any]]] = {}
         for w in found:
-            status, why = verdict(code, w)
-            report.append({"file": str(path), "line": w["line"], "source": w["source"], "kind": w["kind"],
-                           "status": status, "why": why})  # fmt: skip
-            print(f"{path.name}:{w['line']}  ({w['kind']} on line {w['source']})  {status}: {why}")
+            span = next((sp for sp in spans if sp[0] <= w["line"] <= sp[1]), (0, 0))
+            kernels.setdefault(span, []).append(w)
+        for span, group in kernels.items():
+            one = alone(text, span, spans) if span != (0, 0) else text
+            code = listing(one, args.ptxas, args.nvdisasm, target.group(1) if target else "sm_100a")
+            for w in group:
+                _say(report, path, w, code)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n")
     return 0
+
+
+def _say(report: list[dict[str, Any]], path: Path, w: dict[str, Any], code: list[dict[str, Any]]) -> None:
+    status, why = verdict(code, w)
+    report.append({"file": str(path), "line": w["line"], "source": w["source"], "kind": w["kind"],
+                   "status": status, "why": why})  # fmt: skip
+    print(f"{path.name}:{w['line']}  ({w['kind']} on line {w['source']})  {status}: {why}", flush=True)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tmemviz.families.explain.follow.values import Pred, bounds, number
+from tmemviz.families.explain.follow.values import Pred, Sym, bounds, number
 from tmemviz.ptx import constants as c
 
 _UNSIGNED = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}
@@ -71,25 +71,62 @@ def holds(value: int, cmp: str, other: int) -> bool:
     }[cmp]  # fmt: skip
 
 
-def refine(cond: tuple[Any, ...], truth: bool, current: Any) -> Any:
+NEVER = Pred(False, ("never",))
+"""What :func:`refine` says of a side of a branch that is never taken."""
+
+
+def refine(cond: tuple[Any, ...], truth: bool, current: Any, fresh: bool = False) -> Any:
     """What the compared register holds where ``cond`` came out ``truth``: its candidates that agree
-    (``current`` must still be the value compared); None when none does (that side is never taken)."""
-    cmp, _, was, other, signed = cond
-    if current != was or type(current) is not tuple or not all(b.exact for b in current):
+    (``current`` must still be the value compared); :data:`NEVER` when none does (that side is never
+    taken).
+    With ``fresh`` (the register is known not to have been written since the comparison), where it
+    equals one constant, that constant, whatever was known of it before (a loop counter the loop forgot
+    is 0 on the side of ``setp.ne %p, %r, 0`` that is false).
+
+    >>> cond = ("ne", "%r1", None, (0,), False, 32)
+    >>> refine(cond, False, None, fresh=True), refine(cond, True, None, fresh=True)
+    ((Bits(value=0, known=4294967295, width=32),), None)
+    >>> refine(cond, False, None) is None  # maybe written again since: nothing learnt
+    True
+    >>> refine(("eq", "%r1", c.const(3), (4,), False), True, c.const(3)) is NEVER
+    True
+    """
+    cmp, _, was, other, signed = cond[:5]
+    width = cond[5] if len(cond) > 5 else 32
+    if not fresh and current != was:
         return current
     if not truth:
         cmp = _NEGATE[cmp]
+    loose = type(current) is tuple and not all(b.exact for b in current)
+    if current is None or isinstance(current, Sym) or loose:
+        if not fresh or cmp != "eq" or len(other) != 1:
+            return current
+        (wanted,) = c.const(other[0], width)
+        if type(current) is tuple and not any(not (b.value ^ wanted.value) & b.known for b in current):
+            return NEVER  # no candidate can be that constant: this side is never taken
+        return (wanted,)
+    if type(current) is not tuple:
+        return current
     kept = [
         (b,)
         for b in current
         if any(holds(signed_value(b.value, b.width) if signed else b.value, cmp, o) for o in other)
     ]
-    return c.choice(*kept) if kept else None
+    return c.choice(*kept) if kept else NEVER
 
 
 def setp(
-    parts: list[str], ops: tuple[str, ...], written: list[str], val: Any, text_value: Any, signed: bool
+    parts: list[str],
+    ops: tuple[str, ...],
+    written: list[str],
+    val: Any,
+    text_value: Any,
+    signed: bool,
+    at: int = -1,
 ) -> dict[str, Any]:
+    """The predicates a ``setp`` writes; one undecided keeps what it compared (``cond``: comparison, the
+    register, its value then, the other side's values, signedness, width, ``at`` the setp's index) so
+    that a branch on it can tell each side what that register holds."""
     cmp = next((p for p in parts[1:] if p in _FLIP or p in _UNSIGNED), None)
     boolop = next((p for p in parts[1:] if p in ("and", "or", "xor")), None)
     if cmp is None or any(p[:1] == "f" and p[1:].isdigit() for p in parts[1:]):
@@ -100,11 +137,14 @@ def setp(
     truth = compare(a, b, cmp, signed) if a is not None and b is not None else None
     cond = None
     if truth is None and boolop is None:
+        width = next((int(p[1:]) for p in parts[1:] if p[:1] in "bsu" and p[1:].isdigit()), 32)
         for i, j, op in ((1, 2, cmp), (2, 1, _FLIP[cmp])):
             mine, other = val(i), number(val(j))
             o = [x.value if not signed else signed_value(x.value, x.width) for x in other] if other else None
-            if ops[i][:1] in "%" and type(mine) is tuple and other and all(x.exact for x in other):
-                cond = (op, ops[i], mine, tuple(o or ()), signed)
+            named = ops[i][:1] == "%" or ops[i][:1].isalpha() or ops[i][:1] == "_"  # a register (PTX 4.4)
+            number_like = mine is None or type(mine) is tuple or isinstance(mine, Sym)
+            if named and number_like and other and all(x.exact for x in other):
+                cond = (op, ops[i], mine, tuple(o or ()), signed, width, at)
                 break
     if boolop is not None and len(ops) >= 4:
         p3 = text_value(ops[3].lstrip("!"))

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tmemviz.errors import TmemvizError
-from tmemviz.families.explain.follow.conditions import logic, refine, setp, signed_value
+from tmemviz.families.explain.follow.conditions import NEVER, logic, refine, setp, signed_value
 from tmemviz.families.explain.follow.values import ZERO, Pred, Sym, element, exact, join, number, stages, vec
 from tmemviz.ptx import constants as c
 from tmemviz.ptx.body import Body, Instruction
@@ -161,7 +161,8 @@ def _evaluate(body: Body, ins: Instruction, written: list[str], get: Get, thread
         return operand(ops[i], get, thread, body)
 
     if head == "setp":
-        return setp(parts, ops, written, val, lambda text: operand(text, get, thread, body), signed)
+        text_value = lambda text: operand(text, get, thread, body)  # noqa: E731
+        return setp(parts, ops, written, val, text_value, signed, ins.index)
     if "pred" in parts:
         return logic(head, ops, written, lambda text: operand(text, get, thread, body))
     if head == "mov" and len(ops) == 2:
@@ -328,7 +329,7 @@ def _selp(ops: tuple[str, ...], val: Any, get: Get, width: int) -> Any:
         sides = []
         for i, truth in ((1, True), (2, False)):
             refined = refine(p.cond, truth, get(name))
-            if refined is None:
+            if refined is NEVER:
                 continue  # the predicate is never that way
             sides.append(_fit(refined if ops[i] == name else val(i), width))
         if not sides:

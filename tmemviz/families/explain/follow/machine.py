@@ -20,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tmemviz.families.explain.follow.conditions import refine
+from tmemviz.families.explain.follow import given as g
+from tmemviz.families.explain.follow.conditions import NEVER, refine
 from tmemviz.families.explain.follow.evaluate import Thread
 from tmemviz.families.explain.follow.operands import Operands, Spot
 from tmemviz.families.explain.follow.pending import (
@@ -33,8 +34,9 @@ from tmemviz.families.explain.follow.pending import (
     joined,
     unchanged,
 )
-from tmemviz.families.explain.follow.values import Pred, Vec, join, widen
+from tmemviz.families.explain.follow.values import Pred, Sym, Vec, join, widen
 from tmemviz.flow.dataflow import solve
+from tmemviz.ptx import constants as c
 from tmemviz.ptx.body import Instruction
 
 NONE, HELD, FREED = "none", "held", "freed"
@@ -56,6 +58,15 @@ class State:
     life: dict[Any, frozenset[str]]
     pending: tuple[Pending, ...] = ()
     stored: tuple[Stored, ...] = ()
+    facts: frozenset[str] = frozenset()
+    """Registers a branch on the way here pinned to one constant (what a store made here carries)."""
+
+    def again(self, regs: dict[str, Any] | None = None, stored: tuple[Stored, ...] | None = None) -> State:
+        """This state on another edge (the same objects, shared until one is changed)."""
+        return State(
+            self.regs if regs is None else regs, self.life, self.pending,
+            self.stored if stored is None else stored, self.facts,
+        )  # fmt: skip
 
     def status(self, key: Any) -> frozenset[str]:
         return self.life.get(key, frozenset((NONE,)))
@@ -127,9 +138,10 @@ class Machine(Operands):
             life[k] = life.get(k, frozenset((NONE,))) | v
         for k in a.life.keys() - b.life.keys():
             life[k] = life[k] | {NONE}
-        # Paths from one place mostly carry the same stores: compare before hashing every one.
-        stored = a.stored if a.stored == b.stored else tuple(dict.fromkeys(a.stored + b.stored))
-        return State(regs, life, joined(a.pending, b.pending), stored)
+        facts = a.facts & b.facts
+        if facts:
+            facts = frozenset(k for k in facts if k in regs and ra.get(k) == rb.get(k))
+        return State(regs, life, joined(a.pending, b.pending), g.joined(a.stored, b.stored), facts)
 
     def widen(self, old: State, new: State) -> State:
         regs = {}
@@ -138,10 +150,13 @@ class Machine(Operands):
             w = widen(old.regs.get(k), v, k in counted) if k in old.regs else None
             if w is not None:
                 regs[k] = w
-        return State(regs, new.life, new.pending, new.stored)
+        return State(regs, new.life, new.pending, g.forgotten(new.stored))
 
     def same(self, a: State, b: State) -> bool:
-        return a.regs == b.regs and a.life == b.life and a.pending == b.pending and a.stored == b.stored
+        return (
+            a.regs == b.regs and a.life == b.life and a.pending == b.pending and a.stored == b.stored
+            and a.facts == b.facts
+        )  # fmt: skip
 
     # -- running -------------------------------------------------------------------------------------
     def solve(self) -> dict[int, State]:
@@ -159,7 +174,7 @@ class Machine(Operands):
         return trace
 
     def transfer(self, block: int, state: State) -> dict[int, State]:
-        s = State(dict(state.regs), dict(state.life), state.pending, state.stored)
+        s = State(dict(state.regs), dict(state.life), state.pending, state.stored, state.facts)
         code, watched = self.plan.code[block], self.plan.watched[block]
         # The evaluated instructions and the releases; every one while a load's registers are unread
         # (each may read them, or copy them).
@@ -188,7 +203,8 @@ class Machine(Operands):
             at = watched[k]
             ins = code[at]
             at += 1
-            if not s.pending and ins.index in plain:  # the common case, without the general step
+            if not s.pending and not s.facts and ins.index in plain and not _carrying(s.stored):
+                # the common case, without the general step
                 regs = s.regs
                 for name, value in effect(ins, regs, thread).items():
                     if value is None:
@@ -246,6 +262,14 @@ class Machine(Operands):
         new = self.plan.effect(ins, regs, self.thread)
         if s.pending and new:
             s.pending = unchanged(s.pending, tuple(new))
+        if s.facts and new:
+            s.facts = s.facts.difference(new)
+        if new and _carrying(s.stored):
+            plan, thread = self.plan, self.thread
+            s.stored = g.carried(
+                s.stored, plan.reads(ins), tuple(new), regs,
+                lambda values: plan.effect(ins, values, thread), not maybe,
+            )  # fmt: skip
         for name, value in new.items():
             if maybe:
                 value = join(regs.get(name), value)
@@ -278,53 +302,73 @@ class Machine(Operands):
         if not b.succ:
             return {}
         if last is None or last.guard is None or last.head not in ("bra", "brx", "ret", "exit", "trap"):
-            return {succ: State(s.regs, s.life, s.pending, s.stored) for succ in b.succ}
+            return {succ: s.again() for succ in b.succ}
         try:
             truth = self._guard(last, s.regs)
         except Split:
             # Warps part ways: one group still, both ways, where nothing between matters (Plan.passable).
             if last.head != "bra" or any(p.regs for p in s.pending) or not self.plan.passable(block):
                 raise
-            return {succ: State(s.regs, s.life, s.pending, s.stored) for succ in b.succ}
+            return {succ: s.again() for succ in b.succ}
         fall = block + 1 if block + 1 in b.succ and (last.head != "bra" or len(b.succ) > 1) else None
         jumps = [x for x in b.succ if x != fall] if last.head in ("bra", "brx") else []
         out: dict[int, State] = {}
         for target, taken in [(x, True) for x in jumps] + ([(fall, False)] if fall is not None else []):
             if truth is not None and truth != taken:
                 continue
-            out[target] = (
-                State(s.regs, s.life, s.pending, s.stored)
-                if truth is not None
-                else self._assume(s, last.guard, taken)
-            )
+            if truth is not None:
+                out[target] = s.again()
+                continue
+            state = self._assume(block, s, last.guard, taken)
+            if state is not None and _carrying(state.stored):
+                state.stored = g.on_edge(state.stored, last.guard, taken)
+            out[target] = state
         return {k: v for k, v in out.items() if v is not None}
 
     def body_end(self) -> int:
         code = self.body.code
         return code[-1].line if code else self.body.line
 
-    def _assume(self, s: State, guard: str, taken: bool) -> State | None:
-        """``s`` where the guard came out so that the branch is ``taken`` (None: it never does)."""
+    def _assume(self, block: int, s: State, guard: str, taken: bool) -> State | None:
+        """``s`` where the guard came out so that the branch is ``taken`` (None: it never does). A
+        register found equal to one constant is pinned (:attr:`State.facts`); one found 0 that an ``or``
+        just before built pins what it ORed to 0 as well (every bit of an OR is 0 only where every bit of
+        each source is; PTX 9.7.8.2 ``or``)."""
         name = guard.lstrip("!")
         p = s.regs.get(name)
         truth = taken if not guard.startswith("!") else not taken
-        if not isinstance(p, Pred) or p.cond is None or p.cond[1] not in s.regs:
-            return State(s.regs, s.life, s.pending, s.stored)
+        if not isinstance(p, Pred) or p.cond is None:
+            return s.again()
         reg = p.cond[1]
-        refined = refine(p.cond, truth, s.regs[reg])
-        if refined is None:
+        current = s.regs.get(reg)
+        fresh = len(p.cond) > 6 and self.plan.unwritten(p.cond[6], reg, block)
+        refined = refine(p.cond, truth, current, fresh)
+        if refined is NEVER:
             return None
         regs = dict(s.regs)
-        regs[reg] = refined
         regs[name] = Pred(truth, p.cond)
-        return State(regs, s.life, s.pending, s.stored)
+        if refined is current or refined is None:
+            return State(regs, s.life, s.pending, s.stored, s.facts)
+        regs[reg] = refined
+        facts = set(s.facts)
+        if len(refined) == 1 and refined[0].exact:
+            facts.add(reg)
+            if refined[0].value == 0:
+                for part in self.plan.ored(block, reg):
+                    was = regs.get(part)
+                    if not _may_be_zero(was):
+                        continue  # not a number, or one that cannot be 0: leave it
+                    regs[part] = c.const(0, refined[0].width)
+                    facts.add(part)
+        return State(regs, s.life, s.pending, s.stored, frozenset(facts))
 
     # -- tcgen05 -------------------------------------------------------------------------------------
     def _tcgen05(self, ins: Instruction, s: State, maybe: bool) -> None:
         parts = ins.opcode.split(".")
         op = parts[1].split("::")[0] if len(parts) > 1 else ""
         trace = self._trace
-        s.pending, s.stored = after_tcgen05(self, ins, op, parts, s, trace)
+        given = g.capture(s.facts, s.regs) if op == "st" and s.facts else ()
+        s.pending, s.stored = after_tcgen05(self, ins, op, parts, s, trace, given)
         if op == "alloc":
             key = self.keys.alloc_key(ins, s.regs, self.thread)
             before = s.status(key)
@@ -346,6 +390,18 @@ class Machine(Operands):
             )
         if op == "ld" and ins.index in self.relevant:
             self._assign(ins, s, maybe)
+
+
+def _may_be_zero(v: Any) -> bool:
+    """Whether a register holding ``v`` (None: not known) may hold 0."""
+    if v is None or isinstance(v, Sym):
+        return True
+    return type(v) is tuple and any(not b.value & b.known for b in v)
+
+
+def _carrying(stored: tuple[Stored, ...]) -> bool:
+    """Whether a pending store carries values of its path (:mod:`~tmemviz.families.explain.follow.given`)."""
+    return any(st.given for st in stored)
 
 
 def _truth(p: Any, guard: str) -> bool | None:

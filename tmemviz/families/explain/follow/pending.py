@@ -59,9 +59,13 @@ class Pending:
 
 @dataclass(frozen=True)
 class Stored:
+    """A tcgen05.st not waited for: the cells it writes, and what its own path proved
+    (:mod:`~tmemviz.families.explain.follow.given`)."""
+
     index: int
     line: int
     spots: tuple[Any, ...]
+    given: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -195,8 +199,11 @@ def after_other(machine: Any, ins: Any, s: Any, trace: Any) -> tuple[Pending, ..
     return _read(s.pending, plan.reads(ins), plan.writes(ins), ins.head == "mov")
 
 
-def after_tcgen05(machine: Any, ins: Any, op: str, parts: list[str], s: Any, trace: Any) -> tuple[Any, Any]:
-    """The pending loads and stores after a tcgen05 instruction (``op``: ld, st, mma, wait ...)."""
+def after_tcgen05(
+    machine: Any, ins: Any, op: str, parts: list[str], s: Any, trace: Any, given: tuple[Any, ...] = ()
+) -> tuple[Any, Any]:
+    """The pending loads and stores after a tcgen05 instruction (``op``: ld, st, mma, wait ...); a store
+    made here carries ``given``, the values its path proved."""
     pending, stored = s.pending, s.stored
     if op == "wait":
         return ((), stored) if parts[1] == "wait::ld" else (pending, ())
@@ -246,5 +253,5 @@ def after_tcgen05(machine: Any, ins: Any, op: str, parts: list[str], s: Any, tra
     elif op == "st":
         spots = spots if spots is not None else machine.spots(ins, s.regs)
         cells = tuple(x for _, found in spots for x in found)
-        stored = (*(x for x in stored if x.index != ins.index), Stored(ins.index, ins.line, cells))
+        stored = (*(x for x in stored if x.index != ins.index), Stored(ins.index, ins.line, cells, given))
     return pending, stored

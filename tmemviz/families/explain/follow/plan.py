@@ -42,6 +42,7 @@ class Plan:
         self._touched: dict[int, frozenset[str]] = {}
         self._writes: dict[int, tuple[str, ...]] = {}
         self._passable: dict[int, bool] = {}
+        self._unwritten: dict[tuple[int, str, int], bool] = {}
 
     def effect(self, ins: Instruction, regs: dict[str, Any], thread: Any) -> dict[str, Any]:
         """:func:`~tmemviz.families.explain.follow.evaluate.effect`, remembered by what it depends on (the
@@ -100,6 +101,71 @@ class Plan:
                 if ins.index in relevant and not live.isdisjoint(self.writes(ins)):
                     return False
         return True
+
+    def unwritten(self, at: int, reg: str, block: int) -> bool:
+        """Whether no path from the instruction at index ``at`` (a ``setp``) to the end of ``block``
+        writes ``reg`` without running that instruction again: what the comparison learnt of ``reg``
+        still holds where ``block``'s branch reads the predicate."""
+        key = (at, reg, block)
+        found = self._unwritten.get(key)
+        if found is None:
+            found = self._unwritten[key] = self._unwritten_paths(at, reg, block)
+        return found
+
+    def _unwritten_paths(self, at: int, reg: str, block: int) -> bool:
+        where = self._where.get(at)
+        if where is None:
+            return False
+        home, k = where
+        code = self.code
+
+        def writes(ins: Instruction) -> bool:
+            return reg in self.writes(ins)
+
+        if home == block:
+            return not any(writes(i) for i in code[block][k + 1 :])
+        if any(writes(i) for i in code[home][k + 1 :]) or any(writes(i) for i in code[block]):
+            return False
+        graph, avoid = self.graph, frozenset((home,))
+        forward = graph.reaches(graph.blocks[home].succ, avoiding=avoid)
+        if block not in forward:
+            return False
+        backward: set[int] = set()
+        stack = [p for p in graph.blocks[block].pred if p != home]
+        while stack:
+            b = stack.pop()
+            if b in backward:
+                continue
+            backward.add(b)
+            stack.extend(p for p in graph.blocks[b].pred if p != home and p not in backward)
+        return not any(writes(i) for b in forward & backward for i in code[b])
+
+    @cached_property
+    def _where(self) -> dict[int, tuple[int, int]]:
+        """Each instruction's block and place in its code."""
+        return {ins.index: (b, k) for b, code in enumerate(self.code) for k, ins in enumerate(code)}
+
+    def ored(self, block: int, reg: str) -> tuple[str, ...]:
+        """The registers an unguarded ``or`` in ``block`` combined into ``reg``, when that ``or`` is the
+        block's last write of ``reg`` and none of them is written after it in the block (so they still
+        hold what was ORed where the block ends); nested ``or``s are followed. () otherwise."""
+        code = self.code[block]
+        out: list[str] = []
+        todo = [reg]
+        while todo:
+            r = todo.pop()
+            for k in range(len(code) - 1, -1, -1):
+                ins = code[k]
+                if r not in self.writes(ins):
+                    continue
+                parts = self.reads(ins)
+                if ins.guard is None and ins.opcode.split(".")[0] == "or" and ins.opcode != "or.pred":
+                    after = {w for i in code[k + 1 :] for w in self.writes(i)}
+                    if after.isdisjoint(parts):
+                        out.extend(parts)
+                        todo.extend(parts)
+                break
+        return tuple(dict.fromkeys(out))
 
     @cached_property
     def positional(self) -> frozenset[int]:

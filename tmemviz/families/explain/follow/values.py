@@ -114,8 +114,24 @@ def join(a: Any, b: Any) -> Any:
     if isinstance(a, Sym) and isinstance(b, Sym) and a.base == b.base:
         return Sym(a.base, c.choice(a.offset, b.offset))
     if isinstance(a, Pred) and isinstance(b, Pred):
-        return Pred(a.truth if a.truth == b.truth else None, a.cond if a.cond == b.cond else None)
+        return Pred(a.truth if a.truth == b.truth else None, joined_cond(a.cond, b.cond))
     return None
+
+
+VARIES = ("varies",)
+"""In a predicate's ``cond``: the compared register's value differs between the paths joined (the
+comparison still says what that register holds wherever nothing wrote it since)."""
+
+
+def joined_cond(a: tuple[Any, ...] | None, b: tuple[Any, ...] | None) -> tuple[Any, ...] | None:
+    """What two paths' comparisons behind one predicate share: the same ``setp`` of the same register
+    with the same constants keeps its ``cond``, the compared value becoming :data:`VARIES` where the paths
+    disagree on it (a loop counter compared each round); anything else: None."""
+    if a == b:
+        return a
+    if a is None or b is None or len(a) < 7 or len(a) != len(b) or a[:2] != b[:2] or a[3:] != b[3:]:
+        return None
+    return (*a[:2], VARIES, *a[3:])
 
 
 def widen(old: Any, new: Any, counted: bool = True) -> Any:
@@ -131,7 +147,7 @@ def widen(old: Any, new: Any, counted: bool = True) -> Any:
     if isinstance(new, Sym):
         return Sym(new.base, _counted(new.offset, counted))
     if isinstance(new, Pred):
-        return Pred(new.truth, None)
+        return Pred(new.truth, joined_cond(old.cond, new.cond) if isinstance(old, Pred) else None)
     return None
 
 

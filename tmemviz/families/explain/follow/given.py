@@ -1,0 +1,96 @@
+"""What a tcgen05.st's own path proved, carried with it while it waits for ``tcgen05.wait::st``.
+
+The state where paths join keeps only what every path agrees on, so a store made only where a branch
+went one way seems to reach code that this very branch steers it away from. CUTLASS's attention
+kernels store the row statistics only on the last round of the softmax loop (``or.b32 %r, %count,
+%tile; setp.ne.s32 %p, %r, 0; @%p bra`` around the ``tcgen05.st``); the loop's back edge and the tile's
+next load are taken only when ``%count`` is not 0. Each pending store therefore keeps a few register
+values its path proved (``given``: the registers a branch pinned to one constant on the way to the
+store, and what is computed from them after it), and a branch edge that those values rule out does not
+carry the store. A store reached along paths that proved different things is kept once per path;
+at a loop's widening the values are dropped, so loops still settle. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tmemviz.families.explain.follow.pending import Stored
+from tmemviz.families.explain.follow.values import Pred, number
+
+MAX_GIVEN = 16
+"""Values kept per store (the newest): the branches that matter come soon after the store."""
+
+Given = tuple[tuple[str, Any], ...]
+
+
+def known(value: Any) -> bool:
+    """A value worth carrying: a number whose every candidate is exact, or a predicate's truth."""
+    if isinstance(value, Pred):
+        return value.truth is not None
+    n = number(value)
+    return n is not None and all(b.exact for b in n)
+
+
+def capture(facts: frozenset[str], regs: dict[str, Any]) -> Given:
+    """The values of the registers pinned on this path (``facts``), for a store made here."""
+    return tuple((name, regs[name]) for name in sorted(facts) if name in regs and known(regs[name]))
+
+
+def carried(
+    stored: tuple[Stored, ...],
+    reads: tuple[str, ...],
+    writes: tuple[str, ...],
+    regs: dict[str, Any],
+    evaluate: Callable[[dict[str, Any]], dict[str, Any]],
+    sure: bool,
+) -> tuple[Stored, ...]:
+    """The stores after an evaluated instruction (``regs``: before it). One reading a carried value is
+    evaluated again with the store's values; its results are carried when known (``sure``: it ran, no
+    guard left undecided). Any other write forgets what a store carried of that register."""
+    out = []
+    for st in stored:
+        if not st.given:
+            out.append(st)
+            continue
+        env = dict(st.given)
+        if sure and any(r in env for r in reads):
+            result = evaluate({r: env[r] if r in env else regs.get(r) for r in reads})
+            for name in writes:
+                env.pop(name, None)
+                value = result.get(name)
+                if value is not None and known(value):
+                    env[name] = value
+        else:
+            for name in writes:
+                env.pop(name, None)
+        given = tuple(env.items())[-MAX_GIVEN:]
+        out.append(st if given == st.given else Stored(st.index, st.line, st.spots, given))
+    return tuple(out)
+
+
+def on_edge(stored: tuple[Stored, ...], guard: str, taken: bool) -> tuple[Stored, ...]:
+    """The stores that may go down the side of a branch on ``guard`` that is ``taken`` or not: one whose
+    own values decide the guard the other way stays behind."""
+    name, negated = guard.lstrip("!"), guard.startswith("!")
+    out = []
+    for st in stored:
+        value = dict(st.given).get(name) if st.given else None
+        if isinstance(value, Pred) and value.truth is not None and (value.truth != negated) != taken:
+            continue
+        out.append(st)
+    return tuple(out)
+
+
+def joined(a: tuple[Stored, ...], b: tuple[Stored, ...]) -> tuple[Stored, ...]:
+    """Stores pending on either path, each with what its own path proved (one store reached along paths
+    that proved different things stays twice until a loop's widening forgets their values)."""
+    return a if a == b else tuple(dict.fromkeys(a + b))
+
+
+def forgotten(stored: tuple[Stored, ...]) -> tuple[Stored, ...]:
+    """The stores without their values (at a loop's widening)."""
+    if not any(st.given for st in stored):
+        return stored
+    return tuple(dict.fromkeys(Stored(st.index, st.line, st.spots) for st in stored))
