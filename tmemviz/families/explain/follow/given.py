@@ -33,9 +33,19 @@ def known(value: Any) -> bool:
     return n is not None and all(b.exact for b in n)
 
 
-def capture(facts: frozenset[str], regs: dict[str, Any]) -> Given:
-    """The values of the registers pinned on this path (``facts``), for a store made here."""
-    return tuple((name, regs[name]) for name in sorted(facts) if name in regs and known(regs[name]))
+def capture(facts: frozenset[tuple[str, Any]], expression: Callable[[str], Any]) -> Given:
+    """The values of the registers pinned on this path (``facts``), for a store made here; and, for each
+    whose one definition another register may repeat (``expression``: see
+    :meth:`~tmemviz.families.explain.follow.plan.Plan.expression`), that expression's value, keyed
+    ``("=", registers it reads, opcode, *operands)``."""
+    out: list[tuple[Any, Any]] = []
+    for name, value in sorted(facts, key=lambda f: f[0]):
+        out.append((name, value))
+        found = expression(name)
+        if found is not None:
+            key, reads = found
+            out.append((("=", reads, *key), value))
+    return tuple(out)
 
 
 def carried(
@@ -45,26 +55,32 @@ def carried(
     regs: dict[str, Any],
     evaluate: Callable[[dict[str, Any]], dict[str, Any]],
     sure: bool,
+    repeats: tuple[str, ...] | None = None,
 ) -> tuple[Stored, ...]:
     """The stores after an evaluated instruction (``regs``: before it). One reading a carried value is
     evaluated again with the store's values; its results are carried when known (``sure``: it ran, no
-    guard left undecided). Any other write forgets what a store carried of that register."""
+    guard left undecided). One repeating a carried expression (``repeats``: its opcode and operands)
+    gives that expression's value. Any other write forgets what a store carried of that register, and
+    the expressions that read it."""
     out = []
     for st in stored:
         if not st.given:
             out.append(st)
             continue
         env = dict(st.given)
-        if sure and any(r in env for r in reads):
-            result = evaluate({r: env[r] if r in env else regs.get(r) for r in reads})
-            for name in writes:
-                env.pop(name, None)
-                value = result.get(name)
-                if value is not None and known(value):
-                    env[name] = value
-        else:
-            for name in writes:
-                env.pop(name, None)
+        result = (
+            evaluate({r: env[r] if r in env else regs.get(r) for r in reads})
+            if sure and any(r in env for r in reads)
+            else {}
+        )
+        same = next((v for k, v in env.items() if type(k) is tuple and k[2:] == repeats), None)
+        for name in writes:
+            env.pop(name, None)
+            for k in [k for k in env if type(k) is tuple and name in k[1]]:
+                del env[k]
+            value = result.get(name, same if sure else None)
+            if value is not None and known(value):
+                env[name] = value
         given = tuple(env.items())[-MAX_GIVEN:]
         out.append(st if given == st.given else Stored(st.index, st.line, st.spots, given))
     return tuple(out)

@@ -58,8 +58,9 @@ class State:
     life: dict[Any, frozenset[str]]
     pending: tuple[Pending, ...] = ()
     stored: tuple[Stored, ...] = ()
-    facts: frozenset[str] = frozenset()
-    """Registers a branch on the way here pinned to one constant (what a store made here carries)."""
+    facts: frozenset[tuple[str, Any]] = frozenset()
+    """Registers a branch on the way here pinned to one constant, with that constant (what a store made
+    here carries; kept where paths join while both agree, live there or not)."""
 
     def again(self, regs: dict[str, Any] | None = None, stored: tuple[Stored, ...] | None = None) -> State:
         """This state on another edge (the same objects, shared until one is changed)."""
@@ -138,9 +139,7 @@ class Machine(Operands):
             life[k] = life.get(k, frozenset((NONE,))) | v
         for k in a.life.keys() - b.life.keys():
             life[k] = life[k] | {NONE}
-        facts = a.facts & b.facts
-        if facts:
-            facts = frozenset(k for k in facts if k in regs and ra.get(k) == rb.get(k))
+        facts = a.facts if a.facts == b.facts else a.facts & b.facts
         return State(regs, life, joined(a.pending, b.pending), g.joined(a.stored, b.stored), facts)
 
     def widen(self, old: State, new: State) -> State:
@@ -263,12 +262,13 @@ class Machine(Operands):
         if s.pending and new:
             s.pending = unchanged(s.pending, tuple(new))
         if s.facts and new:
-            s.facts = s.facts.difference(new)
+            s.facts = frozenset(f for f in s.facts if f[0] not in new)
         if new and _carrying(s.stored):
             plan, thread = self.plan, self.thread
+            repeats = None if ins.guard else (ins.opcode, *(o.strip() for o in ins.rest.split(",")[1:]))
             s.stored = g.carried(
                 s.stored, plan.reads(ins), tuple(new), regs,
-                lambda values: plan.effect(ins, values, thread), not maybe,
+                lambda values: plan.effect(ins, values, thread), not maybe, repeats,
             )  # fmt: skip
         for name, value in new.items():
             if maybe:
@@ -350,16 +350,16 @@ class Machine(Operands):
         if refined is current or refined is None:
             return State(regs, s.life, s.pending, s.stored, s.facts)
         regs[reg] = refined
-        facts = set(s.facts)
+        facts = {f for f in s.facts if f[0] != reg}
         if len(refined) == 1 and refined[0].exact:
-            facts.add(reg)
+            facts.add((reg, refined))
             if refined[0].value == 0:
                 for part in self.plan.ored(block, reg):
                     was = regs.get(part)
                     if not _may_be_zero(was):
                         continue  # not a number, or one that cannot be 0: leave it
                     regs[part] = c.const(0, refined[0].width)
-                    facts.add(part)
+                    facts = {f for f in facts if f[0] != part} | {(part, regs[part])}
         return State(regs, s.life, s.pending, s.stored, frozenset(facts))
 
     # -- tcgen05 -------------------------------------------------------------------------------------
@@ -367,7 +367,10 @@ class Machine(Operands):
         parts = ins.opcode.split(".")
         op = parts[1].split("::")[0] if len(parts) > 1 else ""
         trace = self._trace
-        given = g.capture(s.facts, s.regs) if op == "st" and s.facts else ()
+        given = ()
+        if op == "st" and s.facts:
+            block = self.plan.block_of(ins.index)
+            given = g.capture(s.facts, lambda reg: self.plan.expression(reg, block))
         s.pending, s.stored = after_tcgen05(self, ins, op, parts, s, trace, given)
         if op == "alloc":
             key = self.keys.alloc_key(ins, s.regs, self.thread)

@@ -21,6 +21,8 @@ from tmemviz.families.explain.follow.values import Vec, element, vec
 from tmemviz.flow.cfg import Graph, build
 from tmemviz.ptx.body import Body, Instruction, Label
 
+PURE = frozenset(("and", "or", "xor", "not", "shl", "shr", "add", "sub", "mul", "min", "max", "cvt", "mov"))
+"""Integer instructions whose result depends only on what they read: two with the same operands agree."""
 MAX_REMEMBERED = 1 << 16
 _NOT_PASSABLE = frozenset(("tcgen05", "bar", "barrier", "setmaxnreg", "ret", "exit", "trap", "brx"))
 """Evaluations kept per function (a bound on memory, whatever the function)."""
@@ -139,6 +141,35 @@ class Plan:
             backward.add(b)
             stack.extend(p for p in graph.blocks[b].pred if p != home and p not in backward)
         return not any(writes(i) for b in forward & backward for i in code[b])
+
+    def expression(self, reg: str, block: int) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """``reg``'s value as an expression another register may repeat: ``((opcode, *operands),
+        registers read)`` when one unguarded integer instruction writes it in the whole function
+        (:data:`PURE`) and nothing writes what it reads on any path from it to the end of ``block``
+        (CUTLASS tests ``and.b32 %r, %tile, 255`` twice, in two registers). None otherwise."""
+        defs = self._defs.get(reg)
+        if defs is None or len(defs) != 1:
+            return None
+        ins = defs[0]
+        if ins.guard is not None or ins.opcode.split(".")[0] not in PURE:
+            return None
+        operands = tuple(o.strip() for o in ins.rest.split(",")[1:])
+        reads = self.reads(ins)
+        if not all(self.unwritten(ins.index, r, block) for r in reads):
+            return None
+        return (ins.opcode, *operands), reads
+
+    def block_of(self, index: int) -> int:
+        """The block holding the instruction at ``index``."""
+        return self._where[index][0]
+
+    @cached_property
+    def _defs(self) -> dict[str, list[Instruction]]:
+        out: dict[str, list[Instruction]] = defaultdict(list)
+        for ins in self.body.instructions:
+            for r in self.writes(ins):
+                out[r].append(ins)
+        return out
 
     @cached_property
     def _where(self) -> dict[int, tuple[int, int]]:
