@@ -106,7 +106,7 @@ class Record:
     def add(self, key: str, value: float | int | str, unit: str, what: str, *,
             samples: Sequence[float] = (), measured: str = "") -> None:  # fmt: skip
         """One result; ``samples`` (every run's value) widen the noise to their spread."""
-        noise = NOISE.get(unit, 0.0)
+        noise = 0.0 if key.startswith("target.") else NOISE.get(unit, 0.0)  # a target is a constant
         if len(samples) > 1 and min(samples) > 0:
             noise = max(noise, (max(samples) - min(samples)) / min(samples))
         entry: dict[str, object] = {"value": _rounded(value), "unit": unit, "noise": round(noise, 3),
@@ -114,6 +114,19 @@ class Record:
         if measured:
             entry["measured"] = measured
         self.results[key] = entry
+
+    def keep(self, prefix: str, how: str) -> None:
+        """The results under ``prefix`` as last recorded, where this run did not measure them, each
+        marked as measured on the date it was (``how`` says by what)."""
+        path = RESULTS / f"{self.name}.json"
+        if not path.is_file():
+            return
+        old = json.loads(path.read_text())
+        for key, entry in old["results"].items():
+            if key.startswith(prefix) and key not in self.results:
+                kept = dict(entry)
+                kept.setdefault("measured", f"as measured on {old['date'][:10]} ({how})")
+                self.results[key] = kept
 
     def write(self, tool_versions: dict[str, str]) -> Path:
         conditions = self.data["conditions"]

@@ -32,7 +32,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from results import RESULTS, Record, record_flag, tools  # noqa: E402
+from results import Record, record_flag, tools  # noqa: E402
 
 KERNELS = REPO / "tests" / "kernels"
 TARGET = 3.0
@@ -143,21 +143,6 @@ def corpus(directory: Path, cli: list[str], nvdisasm: str, runs: int, env: dict[
     record.add("cutlass77.ratio", c_exp / c_dis, "x", f"{what}: explain over nvdisasm, CPU time")
 
 
-def keep_corpus(record: Record) -> None:
-    """Without ``--corpus``: the corpus rows as last recorded, with the date they were measured."""
-    path = RESULTS / "sass.json"
-    if not path.is_file():
-        return
-    import json
-
-    old = json.loads(path.read_text())
-    for key, entry in old["results"].items():
-        if key.startswith("cutlass77.") and key not in record.results:
-            kept = dict(entry)
-            kept.setdefault("measured", f"as measured on {old['date'][:10]} (sass.py --corpus)")
-            record.results[key] = kept
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
@@ -229,7 +214,7 @@ def main() -> int:
         record.add("forms.kernels", FORMS_KERNELS[0], "count", "kernels in the forms cubin")
     if args.record:
         if not args.corpus:
-            keep_corpus(record)
+            record.keep("cutlass77.", "sass.py --corpus")
         versions = {"nvdisasm": [nvdisasm, "--version"], "ptxas": [tool("ptxas") or "ptxas", "--version"]}
         record.write(tools((), versions))
     return 1 if args.check and worst > TARGET else 0
