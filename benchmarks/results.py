@@ -34,7 +34,7 @@ RESULTS = HERE / "results"
 # and page timing); a figure's bytes only with the fonts and libraries, which the data records; a
 # count not at all. A ratio of two CPU times carries both timings' noise.
 NOISE = {"s": 0.05, "s wall": 0.10, "ms wall": 0.10, "MB": 0.05, "x": 0.10, "bytes": 0.01, "count": 0.0,
-         "/s": 0.10}  # fmt: skip
+         "/s": 0.10, "minutes": 0.10}  # fmt: skip
 
 
 def machine() -> dict[str, object]:

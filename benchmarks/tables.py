@@ -289,11 +289,14 @@ def sass_table(where: Path) -> list[str]:
 
 def hostile_table(where: Path) -> list[str]:
     r = _results("hostile", where)
-    lines = [*_header("hostile", where), "| case | exit | wall s | peak MB |", "|---|---|---|---|"]
+    lines = [*_header("hostile", where), "| case | exit | wall s | CPU s | peak MB |",
+             "|---|---|---|---|---|"]  # fmt: skip
     for row in _rows(r, ""):
         if f"{row}.exit" in r:
-            lines.append(f"| {row} | {_v(r, row + '.exit'):.0f} | {_v(r, row + '.s'):.2f} | "
-                         f"{_v(r, row + '.peak_mb'):.0f} |")  # fmt: skip
+            case = str(r[row + ".exit"]["what"]).rsplit(":", 1)[0]
+            cells = [format(_v(r, f"{row}.{key}"), spec)
+                     for key, spec in (("exit", ".0f"), ("s", ".2f"), ("cpu_s", ".2f"), ("peak_mb", ".0f"))]
+            lines.append(f"| {case} | {' | '.join(cells)} |")
     return lines
 
 
@@ -307,7 +310,10 @@ def rewrite_tables(text: str, where: Path) -> str:
     def made(m: re.Match[str]) -> str:
         if m.group("name") not in TABLES:
             return m.group(0)
-        return m.group(1) + "\n".join(TABLES[m.group("name")](where)) + "\n" + m.group(4)
+        try:
+            return m.group(1) + "\n".join(TABLES[m.group("name")](where)) + "\n" + m.group(4)
+        except (FileNotFoundError, KeyError):
+            return m.group(0)  # the data is not there (yet): problems() says so
 
     return TABLE.sub(made, text)
 
@@ -323,8 +329,12 @@ def problems(text: str, where: Path = RESULTS) -> list[str]:
             continue
         try:
             want = "\n".join(TABLES[name](where)) + "\n"
-        except (KeyError, OSError) as missing:
-            found.append(f"line {line}: table {name}: the data lacks {missing}")
+        except FileNotFoundError as missing:
+            data = Path(str(missing.filename)).name
+            found.append(f"line {line}: table {name}: no data file benchmarks/results/{data}")
+            continue
+        except KeyError as missing:
+            found.append(f"line {line}: table {name}: the data has no result {missing}")
             continue
         if m.group("body") != want:
             found.append(f"line {line}: table {name} is not what `python benchmarks/tables.py` makes of it")
