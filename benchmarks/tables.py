@@ -197,7 +197,9 @@ def figures_table(where: Path) -> list[str]:
     for row in _rows(r, ""):
         if row.startswith(("target", "gallery")) or not row.endswith(("png", "svg", "html")):
             continue
-        name, fmt = row.rsplit(".", 1)
+        fmt = row.rsplit(".", 1)[1]
+        command = str(r[row + ".bytes"]["what"]).removeprefix("size of tmemviz ").rsplit(" -o ", 1)[0]
+        name = f"`{command}`"
         lines.append(f"| {name} | {fmt.upper()} | {_kb(_v(r, row + '.bytes'))} | {_v(r, row + '.s'):.2f} | "
                      f"{_v(r, row + '.cpu_s'):.2f} | {_v(r, row + '.peak_mb'):.0f} |")  # fmt: skip
     twice = ", byte-identical twice." if r.get("gallery.identical", {}).get("value") == "yes" else "."
