@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from results import REPO, RESULTS, load, lookup
 
 PAGES = ("README.md", "docs/*.md", "benchmarks/README.md")
-MARK = re.compile(r"<!-- bench:(?P<keys>[\w.,-]+) -->")
+MARK = re.compile(r"(?<!`)<!-- bench:(?P<keys>[\w.,-]+) -->")  # not in a code span
 VALUE = re.compile(r"\*{0,2}(?:(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?) ?(?P<unit>ms|s|KB|MB|GB|x)?"
                    r"(?!\w)|(?P<word>[A-Za-z]+))")  # fmt: skip
 GAP = re.compile(r"[^\d<\n]{0,14}?(?=\d)")  # between the numbers of one marker: "-", "x to ", " s, "
@@ -283,7 +283,8 @@ def sass_table(where: Path) -> list[str]:
         if f"{row}.nvdisasm_cpu_s" in r:
             measured = r[row + ".ratio"].get("measured")
             when = f" ({measured})" if measured else ""
-            lines.append(f"| {row}{when} | {_v(r, row + '.bytes'):,.0f} | "
+            size = _v(r, row + ".bytes") if f"{row}.bytes" in r else _v(r, row + ".cubin_bytes")
+            lines.append(f"| {row}{when} | {size:,.0f} | "
                          f"{_v(r, row + '.nvdisasm_cpu_s'):.2f} | {_v(r, row + '.explain_cpu_s'):.2f} | "
                          f"{_v(r, row + '.ratio'):.2f}x |")  # fmt: skip
     return lines
