@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -90,7 +91,7 @@ def corpus_kernels(named: Path | None) -> dict[Path, str]:
 
 
 def slug(text: str) -> str:
-    return "".join(c if c.isalnum() else "_" for c in text.lower()).strip("_")
+    return re.sub(r"_+", "_", re.sub(r"\W", "_", text.lower())).strip("_")
 
 
 def add_kernel(record: Record, key: str, name: str, path: Path, times: Times, counts: dict[str, int]) -> None:
