@@ -138,6 +138,9 @@ class Record:
         path = RESULTS / f"{self.name}.json"
         path.write_text(json.dumps(self.data, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
         print(f"recorded {len(self.results)} results in {path.relative_to(REPO)}")
+        from tables import update  # the docs quote the data: rewritten with it
+
+        update()
         return path
 
 

@@ -11,10 +11,10 @@ Two kinds of places in README.md, docs/*.md and benchmarks/README.md quote the d
 * a table between ``<!-- bench-table:NAME -->`` and ``<!-- /bench-table -->``, made whole from the
   data by :data:`TABLES`.
 
-Without options the files are rewritten from the data; ``--check`` only lists what disagrees (a
-quoted number further from its value than the larger of the data's noise and the text's rounding, a
-key or data file that is missing, a table that is not what the data makes) and exits 1 if anything
-does. tests/test_numbers.py runs the same check.
+Without options the files are rewritten from the data (every benchmark's ``--record`` does this too);
+``--check`` only lists what disagrees (a quoted number further from its value than the larger of the
+data's noise and the text's rounding, a key or data file that is missing, a table that is not what the
+data makes) and exits 1 if anything does. tests/test_numbers.py runs the same check.
 """
 
 from __future__ import annotations
@@ -352,23 +352,28 @@ def problems(text: str, where: Path = RESULTS) -> list[str]:
     return found
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="only list what disagrees; exit 1 if anything")
-    args = parser.parse_args()
+def update(write: bool = True) -> int:
+    """Rewrite every page from the data (unless ``write`` is false); print what still disagrees and
+    return how many quotes do."""
     bad = 0
     for page in pages():
         text = page.read_text(encoding="utf-8")
-        if not args.check:
+        if write:
             new = rewrite_tables(rewrite_quotes(text, RESULTS), RESULTS)
             if new != text:
                 page.write_text(new, encoding="utf-8")
-                print(f"rewrote {page.relative_to(REPO)}")
+                print(f"rewrote {page.relative_to(REPO)}: read the sentences around the numbers that moved")
                 text = new
         for why in problems(text):
             print(f"{page.relative_to(REPO)}: {why}")
             bad += 1
-    return 1 if bad else 0
+    return bad
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only list what disagrees; exit 1 if anything")
+    return 1 if update(write=not parser.parse_args().check) else 0
 
 
 if __name__ == "__main__":
