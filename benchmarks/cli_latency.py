@@ -1,6 +1,6 @@
 """CLI start-up latency against the import floor, batch throughput, and in-process cost of every layout.
 
-Usage: python benchmarks/cli_latency.py [--runs N] [--check]
+Usage: python benchmarks/cli_latency.py [--runs N] [--check] [--record]
 
 Subprocess timings alternate between the commands, so drift in machine load
 hits all of them alike:
@@ -18,7 +18,8 @@ one process and its answers per second are printed.
 Targets: a one-shot answer <= 0.8x the floor's median (``which`` is the one the
 issue names); the batch under 1 s; all 74 layouts (5 shapes x every legal .num
 x packed/unpacked) computed in-process in < 0.1 s, with the catalog load
-reported separately. ``--check`` exits 1 when a target is missed.
+reported separately. ``--check`` exits 1 when a target is missed; ``--record`` writes the results
+to ``benchmarks/results/cli_latency.json``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from results import Record, record_flag, tools  # noqa: E402
+
 QUERY = ["which", "16x256b", "--num", "x4", "--lane", "9", "--col", "5"]
 ANSWERS = {
     "which": QUERY,
@@ -48,6 +53,12 @@ RATIO_TARGET = 0.8
 BATCH_LINES = 10_000
 BATCH_TARGET_S = 1.0
 LAYOUTS_TARGET_S = 0.1
+KEYS = {  # result keys of the rows that are not one-shot answers
+    "floor: import typer, rich": "floor",
+    "python -c 'import typer'": "import_typer",
+    "python -c pass": "python",
+    "tmemviz which (console script)": "script",
+}
 
 
 def _env() -> dict[str, str]:
@@ -156,7 +167,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20, help="timed runs per command (default 20)")
     parser.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
+    record_flag(parser)
     args = parser.parse_args(argv)
+    record = Record(
+        "cli_latency",
+        sys.argv[1:] if argv is None else argv,
+        {"runs": args.runs, "measure": "wall time of each subprocess, median of alternating runs"},
+    )
 
     commands = {
         "floor: import typer, rich": FLOOR,
@@ -186,6 +203,10 @@ def main(argv: list[str] | None = None) -> int:
             ok &= passed
             verdict = f"<= {RATIO_TARGET}x {'ok' if passed else 'MISSED'}"
         print(f"{name:<{width}}  {_ms(median)}  {_ms(min(samples))}  {ratio:6.2f}x  {verdict}")
+        key = KEYS[name] if name in KEYS else name.removeprefix("tmemviz ").split()[0].replace("-", "")
+        record.add(f"{key}.ms", median * 1000, "ms wall", f"median wall time of {name}")
+        if name.startswith("tmemviz"):
+            record.add(f"{key}.ratio", ratio, "x", f"{name}: median over the floor's median")
 
     batch_s = time_batch()
     rate = BATCH_LINES / batch_s
@@ -196,6 +217,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{rate:8.0f} answers/s  < {BATCH_TARGET_S:.0f} s {'ok' if passed else 'MISSED'}"
     )
 
+    record.add("batch.s", batch_s, "s wall", f"which --batch of {BATCH_LINES:,} lines, best of 3")
+    record.add("batch.rate", rate, "/s", "which --batch answers per second")
+
     catalog_times, layout_times, count = time_in_process(max(5, args.runs // 4))
     copy_times, copies = time_copies(max(5, args.runs // 4))
     width = max(width, 40)
@@ -204,6 +228,19 @@ def main(argv: list[str] | None = None) -> int:
     _in_process_row("load_catalog((), KINDS)", catalog_times, width, None)
     ok &= _in_process_row(f"all {count} layouts (mapper.cells)", layout_times, width, LAYOUTS_TARGET_S)
     ok &= _in_process_row(f"all {copies} cp copies (mapper_cp.landings)", copy_times, width, LAYOUTS_TARGET_S)
+    for key, times, what in (
+        ("catalog", catalog_times, "load_catalog, in-process"),
+        ("layouts", layout_times, f"all {count} ld/st layouts' cells, in-process"),
+        ("copies", copy_times, f"all {copies} cp copies' landings, in-process"),
+    ):
+        record.add(f"{key}.ms", statistics.median(times) * 1000, "ms wall", f"median of {what}")
+    record.add("layouts.count", count, "count", "ld/st layouts (shape x legal .num x packing)")
+    record.add("copies.count", copies, "count", "cp copies (shape x multicast x CTA group x decompression)")
+    record.add("target.ratio", RATIO_TARGET, "x", "target: a one-shot answer's median over the floor's")
+    record.add("target.batch_s", BATCH_TARGET_S, "s wall", "target: the batch's time")
+    record.add("target.layouts_ms", LAYOUTS_TARGET_S * 1000, "ms wall", "target: all layouts, all copies")
+    if args.record:
+        record.write(tools(("typer", "rich")))
     return 1 if args.check and not ok else 0
 
 

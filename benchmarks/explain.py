@@ -1,6 +1,6 @@
 """``tmemviz explain`` on big modules: streaming a module with no tcgen05, and ~200 compiled kernels.
 
-Usage: python benchmarks/explain.py [--runs N] [--check]
+Usage: python benchmarks/explain.py [--runs N] [--check] [--record]
 
 Modules are generated into a temporary directory:
 
@@ -16,7 +16,7 @@ discarded), best of ``--runs``. Times are CPU seconds of the subprocess (user + 
 ``wait4``), not wall time: the figure does not move when other processes share the machine.
 Targets: the first < 3 s, the second < 2.5 s, the corpus <= 8x a bare regex scan of it; peak memory
 <= 400 MB for a dense 1,000,000-line module and for one 1,000,000-line function. ``--check`` exits 1
-when a target is missed.
+when a target is missed; ``--record`` writes the results to ``benchmarks/results/explain.json``.
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from results import Record, record_flag, tools  # noqa: E402
+
 FIXTURES = REPO / "tests" / "kernels"
 PLAIN_TARGET_S = 3.0
 KERNELS_TARGET_S = 2.5
@@ -151,20 +155,28 @@ def long_function_module(path: Path, lines: int = 1_000_000) -> None:
 
 
 _PEAK = """import os, subprocess, sys
-child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+count = sys.argv[1] == "count"
+child = subprocess.Popen(sys.argv[2:], stdout=subprocess.PIPE if count else subprocess.DEVNULL)
+size = 0
+while count and (chunk := child.stdout.read(1 << 20)):
+    size += len(chunk)
 _, status, usage = os.wait4(child.pid, 0)
-print(status, usage.ru_maxrss, usage.ru_utime + usage.ru_stime)
+print(status, usage.ru_maxrss, usage.ru_utime + usage.ru_stime, size)
 """
 
 
-def peak(command: list[str]) -> tuple[float, float]:
-    """(CPU seconds, peak resident MB) of one run, output discarded. A small parent starts it: a child
-    forked from this process (which has read big JSON) would count this process's pages as its own."""
-    done = subprocess.run([sys.executable, "-c", _PEAK, *command], capture_output=True, text=True, cwd=REPO)
-    status, kb, cpu = done.stdout.split()
+def peak(command: list[str], count: bool = False) -> tuple[float, float, int]:
+    """(CPU seconds, peak resident MB, bytes written) of one run. The output is discarded, or with
+    ``count`` counted through a pipe (which costs the child CPU time: a run that counts is not timed).
+    A small parent starts it: a child forked from this process (which has read big JSON) would count
+    this process's pages as its own."""
+    mode = "count" if count else "discard"
+    done = subprocess.run([sys.executable, "-c", _PEAK, mode, *command], capture_output=True, text=True,
+                          cwd=REPO)  # fmt: skip
+    status, kb, cpu, size = done.stdout.split()
     if int(status):
         raise SystemExit(f"{' '.join(command)} failed")
-    return float(cpu), int(kb) / 1024
+    return float(cpu), int(kb) / 1024, int(size)
 
 
 def cpu_seconds(command: list[str]) -> float:
@@ -177,14 +189,33 @@ def cpu_seconds(command: list[str]) -> float:
 
 
 def best(command: list[str], runs: int) -> float:
-    return min(cpu_seconds(command) for _ in range(runs))
+    return min(samples(command, runs))
+
+
+def samples(command: list[str], runs: int) -> list[float]:
+    return [cpu_seconds(command) for _ in range(runs)]
+
+
+def tcgen05_count(path: Path) -> int:
+    """Lines of ``path`` that are a tcgen05 instruction (guarded or not)."""
+    import re
+
+    pattern = re.compile(r"^\s*(@!?%\w+\s+)?tcgen05\.")
+    with path.open() as lines:
+        return sum(1 for line in lines if pattern.match(line))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--check", action="store_true")
+    record_flag(parser)
     args = parser.parse_args()
+    record = Record("explain", sys.argv[1:], {
+        "runs": args.runs,
+        "measure": "CPU seconds (user + system) of `tmemviz explain FILE -f json`, output discarded, best of "
+                   "runs; peak memory (wait4's ru_maxrss) of one run",
+    })  # fmt: skip
     script = Path(sys.executable).with_name("tmemviz")
     cli = [str(script)] if script.exists() else [sys.executable, "-m", "tmemviz"]
     # The package's bytecode first, as an installed wheel has it: with PYTHONDONTWRITEBYTECODE set (or
@@ -198,14 +229,20 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         plain = Path(tmp) / "plain.ptx"
         plain_module(plain)
-        t = best([*cli, "explain", str(plain), "-f", "json"], args.runs)
+        runs = samples([*cli, "explain", str(plain), "-f", "json"], args.runs)
+        t = min(runs)
+        record.add("plain.cpu_s", t, "s", "1,000,000 lines without tcgen05", samples=runs)
         ok = t < PLAIN_TARGET_S
         missed |= not ok
         verdict = "ok" if ok else "MISSED"
         print(f"1,000,000 lines, no tcgen05:        {t:6.2f} s  (target < {PLAIN_TARGET_S} s) {verdict}")
         big = Path(tmp) / "kernels.ptx"
         lines, cells = kernels_module(big)
-        t = best([*cli, "explain", str(big), "-f", "json"], args.runs)
+        runs = samples([*cli, "explain", str(big), "-f", "json"], args.runs)
+        t = min(runs)
+        record.add("kernels.cpu_s", t, "s", "200 kernels of Triton output", samples=runs)
+        record.add("kernels.lines", lines, "count", "lines of the 200 kernels")
+        record.add("kernels.cells", cells, "count", "register cells in the 200 kernels' JSON")
         ok = t < KERNELS_TARGET_S
         missed |= not ok
         print(
@@ -215,7 +252,17 @@ def main() -> int:
         corpus = Path(tmp) / "corpus.ptx"
         lines = corpus_module(corpus)
         floor = regex_scan(corpus, args.runs)
-        t = best([*cli, "explain", str(corpus), "-f", "json"], args.runs)
+        runs = samples([*cli, "explain", str(corpus), "-f", "json"], args.runs)
+        t = min(runs)
+        record.add("corpus.cpu_s", t, "s", "the corpus of every compiler's fixture", samples=runs)
+        record.add("corpus.regex_s", floor, "s", "a bare Python regex scan of the corpus")
+        record.add("corpus.ratio", t / floor, "x", "the corpus: explain over the regex scan")
+        record.add("corpus.verdict", "met" if t <= CORPUS_RATIO * floor else "missed", "",
+                   f"the corpus: the target of {CORPUS_RATIO:g}x")  # fmt: skip
+        record.add("corpus.lines", lines, "count", "lines of the corpus")
+        record.add("corpus.tcgen05", tcgen05_count(corpus), "count", "tcgen05 instructions in the corpus")
+        size = peak([*cli, "explain", str(corpus), "-f", "json"], count=True)[2]
+        record.add("corpus.json_bytes", size, "bytes", "the corpus's JSON")
         ok = t <= CORPUS_RATIO * floor
         missed |= not ok
         print(
@@ -224,16 +271,31 @@ def main() -> int:
         )
         dense = Path(tmp) / "dense.ptx"
         count = dense_module(dense)
-        missed |= not memory_case(f"1,000,000 lines, {count:,} tcgen05 instructions", cli, dense)
+        record.add("dense.tcgen05", count, "count", "tcgen05 instructions in the dense module")
+        label = f"1,000,000 lines, {count:,} tcgen05 instructions"
+        missed |= not memory_case(label, cli, dense, record, "dense")
         long = Path(tmp) / "long.ptx"
         long_function_module(long)
-        missed |= not memory_case("one function of 1,000,000 lines", cli, long)
+        missed |= not memory_case("one function of 1,000,000 lines", cli, long, record, "long")
+    for key, value, unit, what in (
+        ("target.plain_s", PLAIN_TARGET_S, "s", "target: 1,000,000 lines without tcgen05"),
+        ("target.kernels_s", KERNELS_TARGET_S, "s", "target: the 200 kernels"),
+        ("target.corpus_ratio", CORPUS_RATIO, "x", "target: the corpus over the regex scan"),
+        ("target.peak_mb", DENSE_TARGET_MB, "MB", "target: peak memory of the dense module and the function"),
+    ):
+        record.add(key, value, unit, what)
+    if args.record:
+        record.write(tools())
     return 1 if args.check and missed else 0
 
 
-def memory_case(label: str, cli: list[str], path: Path) -> bool:
+def memory_case(label: str, cli: list[str], path: Path, record: Record, key: str) -> bool:
     """Explain ``path`` once, print its CPU time and peak memory; whether the peak is within target."""
-    t, mb = peak([*cli, "explain", str(path), "-f", "json"])
+    t, mb, _ = peak([*cli, "explain", str(path), "-f", "json"])
+    size = peak([*cli, "explain", str(path), "-f", "json"], count=True)[2]
+    record.add(f"{key}.cpu_s", t, "s", f"{label}, one run")
+    record.add(f"{key}.peak_mb", mb, "MB", f"{label}: peak memory")
+    record.add(f"{key}.json_bytes", size, "bytes", f"{label}: the JSON")
     ok = mb <= DENSE_TARGET_MB
     verdict = "ok" if ok else "MISSED"
     print(f"{label}: {t:6.2f} s CPU, peak {mb:.0f} MB (target <= {DENSE_TARGET_MB} MB) {verdict}")

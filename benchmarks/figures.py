@@ -1,6 +1,6 @@
 """Size, time and peak memory of the largest figures in every format, and of a whole gallery.
 
-Usage: python benchmarks/figures.py [--runs N] [--check] [--twice] [--only WORD]
+Usage: python benchmarks/figures.py [--runs N] [--check] [--twice] [--only WORD] [--record]
 
 Each row runs what a user runs, in its own process, as ``python -m tmemviz ... -o FILE``: the
 largest ld/st layouts (auto = a schematic, and ``--detail all`` beside it), the largest
@@ -16,7 +16,8 @@ Targets (P13): a figure PNG <= 1 MB, SVG or HTML <= 2 MB, each written in <= 1.5
 the gallery <= 25 MB in total, no file over 2 MB, regenerated in <= 30 s of CPU (P18: user + system
 time, which a busy machine does not inflate as it does wall time). Rows drawn with
 ``--detail all`` are shown for comparison and have no target. ``--check`` exits 1 when a target
-is missed.
+is missed; ``--record`` writes the results to ``benchmarks/results/figures.json`` (every row, so not
+with ``--only``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from results import Record, record_flag, tools  # noqa: E402
+
 MB = 1024 * 1024
 LIMIT_BYTES = {"png": 1 * MB, "svg": 2 * MB, "html": 2 * MB}
 FIGURE_S = 1.5
@@ -120,7 +125,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument("--twice", action="store_true", help="regenerate the gallery twice, compare bytes")
     parser.add_argument("--only", default="", help="only rows whose name contains this")
+    record_flag(parser)
     args = parser.parse_args(argv)
+    if args.record and args.only:
+        parser.error("--record writes every row: leave out --only")
+    record = Record(
+        "figures",
+        sys.argv[1:] if argv is None else argv,
+        {"runs": args.runs, "measure": "one `python -m tmemviz ... -o FILE` process per file, best of runs: "
+         "wall and CPU (user + system) seconds, peak RSS (wait4), the file's bytes"},
+    )  # fmt: skip
 
     rows: list[tuple[str, str, int, float, float, float, list[str]]] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -138,6 +152,12 @@ def main(argv: list[str] | None = None) -> int:
                     missed += [f"memory >= {FIGURE_MB} MB"] if r.peak_mb >= FIGURE_MB else []
                 verdict = "-" if not targeted else ("PASS" if not missed else "OVER: " + ", ".join(missed))
                 rows.append((name, fmt.upper(), size, r.seconds, r.cpu, r.peak_mb, [verdict]))
+                key = f"{slug(name)}.{fmt}"
+                what = f"tmemviz {' '.join(command)} -o figure.{fmt}"
+                record.add(f"{key}.bytes", size, "bytes", f"size of {what}")
+                record.add(f"{key}.s", r.seconds, "s wall", f"wall time of {what} (start-up included)")
+                record.add(f"{key}.cpu_s", r.cpu, "s", f"CPU time of {what}")
+                record.add(f"{key}.peak_mb", r.peak_mb, "MB", f"peak memory of {what}")
         gallery = None
         if "gallery" in args.only or not args.only:
             first = Path(tmp) / "g1"
@@ -157,6 +177,15 @@ def main(argv: list[str] | None = None) -> int:
                 same = "identical twice" if not differ else f"NOT deterministic: {', '.join(differ[:5])}"
                 missed += [] if not differ else ["not deterministic"]
             gallery = (len(files), total, big_name, big, r, missed, same)
+            record.add("gallery.files", len(files), "count", "files of `tmemviz gallery DIR`")
+            record.add("gallery.bytes", total, "bytes", "total size of the gallery")
+            record.add("gallery.largest_bytes", big, "bytes", f"the gallery's largest file ({big_name})")
+            record.add("gallery.cpu_s", r.cpu, "s", "CPU time of `tmemviz gallery DIR`")
+            record.add("gallery.s", r.seconds, "s wall", "wall time of `tmemviz gallery DIR`")
+            record.add("gallery.peak_mb", r.peak_mb, "MB", "peak memory of `tmemviz gallery DIR`")
+            if args.twice:
+                record.add("gallery.identical", "yes" if "identical" in same else "no", "",
+                           "the gallery made twice is the same byte for byte")  # fmt: skip
 
     print("figures: one `python -m tmemviz ... -o FILE` process each (wall time incl. start-up; peak RSS)")
     print()
@@ -180,7 +209,24 @@ def main(argv: list[str] | None = None) -> int:
             + (f", {same}" if same else "")
             + ("  PASS" if not missed else "  OVER: " + ", ".join(missed))
         )
+    for key, value, unit, what in (
+        ("target.png_bytes", LIMIT_BYTES["png"], "bytes", "target: a figure's PNG"),
+        ("target.svg_bytes", LIMIT_BYTES["svg"], "bytes", "target: a figure's SVG or HTML"),
+        ("target.figure_s", FIGURE_S, "s wall", "target: a figure's wall time"),
+        ("target.figure_mb", FIGURE_MB, "MB", "target: a figure's peak memory"),
+        ("target.gallery_bytes", GALLERY_BYTES, "bytes", "target: the gallery's total"),
+        ("target.gallery_file_bytes", GALLERY_FILE_BYTES, "bytes", "target: the gallery's largest file"),
+        ("target.gallery_cpu_s", GALLERY_S, "s", "target: the gallery's CPU time"),
+    ):
+        record.add(key, value, unit, what)
+    if args.record:
+        record.write(tools(("matplotlib", "numpy", "pillow")))
     return 1 if args.check and missed_any else 0
+
+
+def slug(name: str) -> str:
+    """A row's result key: ``ld 16x256b.x32.pack all`` -> ``ld_16x256b_x32_pack_all``."""
+    return "".join(c if c.isalnum() else "_" for c in name.lower()).strip("_").replace("__", "_")
 
 
 if __name__ == "__main__":
