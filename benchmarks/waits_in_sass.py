@@ -101,7 +101,9 @@ def successors(code: list[dict[str, Any]]) -> list[list[int]]:
     for k, c in enumerate(code):
         text = c["sass"]
         opcode = text.split()[1] if text.startswith("@") else text.split()[0]
-        guarded = text.startswith("@")
+        # A branch is conditional under a guard (``@P0 BRA``) or with a predicate operand before its
+        # target (``BRA.U !UP0, `(.L_x_0)``, a uniform branch): then it also falls through.
+        guarded = text.startswith("@") or bool(re.search(r"BRA\S*\s+!?U?P\w*\s*,", text))
         nxt = [k + 1] if k + 1 < len(code) and code[k + 1]["function"] == c["function"] else []
         if opcode.startswith("BRA"):
             m = _TARGET.search(text)

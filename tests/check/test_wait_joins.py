@@ -1,7 +1,7 @@
-"""wait-ld where paths join: ptxas makes the load's scoreboard agree there, so a load consumed, waited
-for or never issued on one incoming path is waited for on the others before the join (observed with
-ptxas 13.5: benchmarks/waits_in_sass.py says "ordered" for each shape below that is a note, "confirmed"
-for each that is a warning). The ISA's verdict stands: every one is still reported."""
+"""wait-ld where paths join: ptxas makes the load's scoreboard agree there, so a load consumed or waited
+for on one incoming path is waited for on the others before the join; a load issued on one arm only is
+not (observed with ptxas 13.5: benchmarks/waits_in_sass.py says "ordered" for each shape below that is a
+note, "confirmed" for each that is a warning). The ISA's verdict stands: every one is still reported."""
 
 from __future__ import annotations
 
@@ -34,8 +34,9 @@ def wait_ld(body: str) -> list[str]:
         (LD.format(addr="%r2") + IF.format(arm="st.global.b32 [%rd1], %r5;\n" + WAIT), "note"),
         # A use on one arm only.
         (LD.format(addr="%r2") + IF.format(arm="add.s32 %r20, %r10, %r10;\n"), "note"),
-        # The load on one arm only.
-        (IF.format(arm=LD.format(addr="%r2")), "note"),
+        # The load on one arm only: nothing waits for it at the join (SASS: the BAR.SYNC after the join
+        # waits on no scoreboard, the LDTM's is waited on only by the first use after it).
+        (IF.format(arm=LD.format(addr="%r2")), "warning"),
     ],
 )  # fmt: skip
 def test_a_release_after_a_join(body: str, severity: str) -> None:

@@ -58,6 +58,9 @@ class State:
     life: dict[Any, frozenset[str]]
     pending: tuple[Pending, ...] = ()
     stored: tuple[Stored, ...] = ()
+    waited: frozenset[int] = frozenset()
+    """The loads a ``tcgen05.wait::ld`` on the way here waited for (and not issued again since): where
+    paths join, such a load pending on another path is ordered by ptxas (:func:`pending.joined`)."""
     facts: frozenset[tuple[str, Any]] = frozenset()
     """Registers a branch on the way here pinned to one constant, with that constant (what a store made
     here carries; kept where paths join while both agree, live there or not)."""
@@ -66,7 +69,7 @@ class State:
         """This state on another edge (the same objects, shared until one is changed)."""
         return State(
             self.regs if regs is None else regs, self.life, self.pending,
-            self.stored if stored is None else stored, self.facts,
+            self.stored if stored is None else stored, self.waited, self.facts,
         )  # fmt: skip
 
     def status(self, key: Any) -> frozenset[str]:
@@ -140,7 +143,9 @@ class Machine(Operands):
         for k in a.life.keys() - b.life.keys():
             life[k] = life[k] | {NONE}
         facts = a.facts if a.facts == b.facts else a.facts & b.facts
-        return State(regs, life, joined(a.pending, b.pending), g.joined(a.stored, b.stored), facts)
+        pending = joined(a.pending, b.pending, a.waited, b.waited)
+        waited = a.waited if a.waited == b.waited else a.waited | b.waited
+        return State(regs, life, pending, g.joined(a.stored, b.stored), waited, facts)
 
     def widen(self, old: State, new: State) -> State:
         regs = {}
@@ -149,12 +154,12 @@ class Machine(Operands):
             w = widen(old.regs.get(k), v, k in counted) if k in old.regs else None
             if w is not None:
                 regs[k] = w
-        return State(regs, new.life, new.pending, g.forgotten(new.stored))
+        return State(regs, new.life, new.pending, g.forgotten(new.stored), new.waited)
 
     def same(self, a: State, b: State) -> bool:
         return (
             a.regs == b.regs and a.life == b.life and a.pending == b.pending and a.stored == b.stored
-            and a.facts == b.facts
+            and a.waited == b.waited and a.facts == b.facts
         )  # fmt: skip
 
     # -- running -------------------------------------------------------------------------------------
@@ -173,7 +178,7 @@ class Machine(Operands):
         return trace
 
     def transfer(self, block: int, state: State) -> dict[int, State]:
-        s = State(dict(state.regs), dict(state.life), state.pending, state.stored, state.facts)
+        s = State(dict(state.regs), dict(state.life), state.pending, state.stored, state.waited, state.facts)
         code, watched = self.plan.code[block], self.plan.watched[block]
         # The evaluated instructions and the releases; every one while a load's registers are unread
         # (each may read them, or copy them).
@@ -348,7 +353,7 @@ class Machine(Operands):
         regs = dict(s.regs)
         regs[name] = Pred(truth, p.cond)
         if refined is current or refined is None:
-            return State(regs, s.life, s.pending, s.stored, s.facts)
+            return State(regs, s.life, s.pending, s.stored, s.waited, s.facts)
         regs[reg] = refined
         facts = {f for f in s.facts if f[0] != reg}
         if len(refined) == 1 and refined[0].exact:
@@ -360,7 +365,7 @@ class Machine(Operands):
                         continue  # not a number, or one that cannot be 0: leave it
                     regs[part] = c.const(0, refined[0].width)
                     facts = {f for f in facts if f[0] != part} | {(part, regs[part])}
-        return State(regs, s.life, s.pending, s.stored, frozenset(facts))
+        return State(regs, s.life, s.pending, s.stored, s.waited, frozenset(facts))
 
     # -- tcgen05 -------------------------------------------------------------------------------------
     def _tcgen05(self, ins: Instruction, s: State, maybe: bool) -> None:
@@ -371,6 +376,10 @@ class Machine(Operands):
         if op == "st" and s.facts:
             block = self.plan.block_of(ins.index)
             given = g.capture(s.facts, lambda reg: self.plan.expression(reg, block))
+        if op == "wait" and parts[1] == "wait::ld" and s.pending:
+            s.waited = s.waited | {p.index for p in s.pending}
+        elif op == "ld" and ins.index in s.waited:
+            s.waited = s.waited - {ins.index}
         s.pending, s.stored = after_tcgen05(self, ins, op, parts, s, trace, given)
         if op == "alloc":
             key = self.keys.alloc_key(ins, s.regs, self.thread)

@@ -16,10 +16,11 @@ mbarrier.arrive``). Until then, each of these is a hazard:
 On today's hardware (shared/spec ordering-facts §1) one ld is one ``LDTM`` whose scoreboard the first
 instruction *consuming* any of its destination registers waits on; a plain copy (``mov``, a bit-cast or
 a vector pack or unpack) is no instruction there and waits for nothing, so its destination joins the
-load's registers instead. Where paths join, ptxas makes the scoreboard agree: a load consumed, waited for
-(``tcgen05.wait::ld``) or never issued on one incoming path is waited for on the others before the join
-(observed with ptxas 13.5 on every such shape tried: the wait on one arm of an if, deeper in it or on the
-branch taken, a use on one arm, the load on one arm only; a conditional branch alone orders nothing).
+load's registers instead. Where paths join, ptxas makes the scoreboard agree: a load consumed or waited for
+(``tcgen05.wait::ld``) on one incoming path is waited for on the others before the join (observed with
+ptxas 13.5 on every such shape tried: the wait on one arm of an if, deeper in it or on the branch taken,
+a use on one arm). A load issued on one arm only is not waited for at the join, and a conditional branch
+alone orders nothing.
 A hazard after a consuming read or such a join is ordered by that scoreboard, not by the ISA (a note);
 one reached on every path with the load issued and nothing consuming it is ordered by nothing (a
 warning). The flagged instruction's own reads count after the check. Each load is reported once, at its
@@ -88,28 +89,28 @@ class Hazard:
     known)."""
 
 
-def joined(a: tuple[Pending, ...], b: tuple[Pending, ...]) -> tuple[Pending, ...]:
-    """Loads pending on either path, ordered (``consumed``) where either path ordered it: where paths
-    join, a load consumed, waited for or never issued on one of them is pending on the other only in the
-    ISA's terms (ptxas waits on its scoreboard before the join; see the module's docstring)."""
+def joined(
+    a: tuple[Pending, ...], b: tuple[Pending, ...], a_waited: frozenset[int] = frozenset(),
+    b_waited: frozenset[int] = frozenset(),
+) -> tuple[Pending, ...]:
+    """Loads pending on either path. Where paths join, ptxas makes a load's scoreboard agree: a load
+    consumed on one path, or waited for there (its index in that path's ``waited``), is ordered on the
+    others too (``consumed``: a note, the ISA's terms only). A load never issued on the other path stays
+    as it is: nothing waits for it at the join (see the module's docstring)."""
     if a == b:
         return a
-    out: dict[int, Pending] = {p.index: p for p in a}
-    seen = set()
+    out: dict[int, Pending] = {}
+    for p in a:
+        out[p.index] = p if p.index not in b_waited else _ordered(p)
     for p in b:
-        seen.add(p.index)
         q = out.get(p.index)
         if q is None:
-            p = _ordered(p)
-        else:
-            spots = tuple(dict.fromkeys(p.spots + q.spots))
-            consumed = p.consumed or q.consumed
-            regs = frozenset() if consumed else p.regs | q.regs
-            p = Pending(p.index, p.line, regs, consumed, spots, p.bases & q.bases)
-        out[p.index] = p
-    for index, p in out.items():
-        if index not in seen:
-            out[index] = _ordered(p)
+            out[p.index] = p if p.index not in a_waited else _ordered(p)
+            continue
+        spots = tuple(dict.fromkeys(q.spots + p.spots))
+        consumed = p.consumed or q.consumed
+        regs = frozenset() if consumed else p.regs | q.regs
+        out[p.index] = Pending(p.index, p.line, regs, consumed, spots, p.bases & q.bases)
     return tuple(sorted(out.values(), key=lambda p: p.index))
 
 
