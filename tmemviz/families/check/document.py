@@ -45,7 +45,8 @@ def check_document(checked: Sequence[Checked], run: Any = None, notes: Sequence[
         from tmemviz.families.explain.figures import map_spec
 
         marks = {c.path: c.findings for c in checked}
-        return map_spec([(c.path, c.kernels, c.regions) for c in checked], detail, marks)
+        budgets = {c.path: (c.target, c.budgets) for c in checked}
+        return map_spec([(c.path, c.kernels, c.regions) for c in checked], detail, marks, budgets)
 
     def sarif() -> str:
         from tmemviz import __version__

@@ -1,6 +1,7 @@
 """An MMA's operands beyond its descriptor, as explain records them: A's Tensor Memory address when A is
-read from there (``[a-tmem]``, PTX 9.7.16.10.9), the scale-factor addresses of a block-scaled MMA (byte, lane, column: :mod:`tmemviz.families.mma.scale_operands`) and whether they
-agree with the descriptor's SF IDs, and what D becomes (enable-input-d, scale-input-d).
+read from there (``[a-tmem]``, PTX 9.7.16.10.9), the scale-factor addresses of a block-scaled MMA
+(byte, lane, column: :mod:`tmemviz.families.mma.scale_operands`) and whether they agree with the
+descriptor's SF IDs, and what D becomes (enable-input-d, scale-input-d).
 """
 
 from __future__ import annotations

@@ -95,7 +95,8 @@ def _mma(record: Mapping[str, Any]) -> list[tuple[str, str, Interval, Interval]]
             out.append((A_FIRST, a["base"], (a["lane"], a["lane"]), (a["col"], a["col"])))
         else:
             (low, high), width = extent
-            out.append(("A", a["base"], (a["lane"] + low, a["lane"] + high), (a["col"], a["col"] + width - 1)))
+            lanes, cols = (a["lane"] + low, a["lane"] + high), (a["col"], a["col"] + width - 1)
+            out.append(("A", a["base"], lanes, cols))
     for name, what in (
         ("scale_a", "A scale factors"),
         ("scale_b", "B scale factors"),
