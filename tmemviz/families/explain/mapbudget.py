@@ -62,7 +62,8 @@ def budget_panel(
         where = "+".join(str(n) for _, n in sorted(peak.parts))
         said = f"held at once: {total} columns at line {peak.line}"
         said += f" ({where})" if len(peak.parts) > 1 else ""
-        said += f", over the capacity by {total - limit}" if total > limit else f", {limit - total or 'none'} free"
+        free = f", {limit - total or 'none'} free"
+        said += f", over the capacity by {total - limit}" if total > limit else free
     x = 0
     by_line = {a.line: a for a in kernel.allocs}
     for line, columns in sorted(peak.parts) if peak is not None else ():
