@@ -270,3 +270,28 @@ def test_the_map_is_the_same_bytes_every_time(tmp_path: Path) -> None:
             doc.save(tmp_path / f"b.{suffix}").read_bytes(),
         )
         assert one == two, suffix
+
+
+@pytest.mark.parametrize("command", ["check", "explain"])
+def test_a_notebook_display_builds_the_map_once(command: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The HTML and the PNG of a result's display (and a later save) share one map: a large kernel's
+    took seconds per build. Counted, not timed."""
+    from tmemviz.families.explain import figures
+
+    built = []
+    real = figures.map_spec
+
+    def counting(*args: Any, **kwargs: Any) -> FigureSpec:
+        built.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(figures, "map_spec", counting)
+    doc = getattr(tmemviz, command)(CLEAN)
+    bundle = doc._repr_mimebundle_()
+    assert {"text/html", "image/png"} <= set(bundle)
+    assert len(built) == 1
+    doc._repr_mimebundle_()
+    assert doc.figure("schematic") is doc.figure("auto")
+    assert len(built) == 1, "once per result"
+    getattr(tmemviz, command)(CLEAN)._repr_mimebundle_()
+    assert len(built) == 2, "another result builds its own"
