@@ -94,7 +94,9 @@ def budget_panel(
     ticks = {c for c in range(0, width + 1, step)} | {limit}
     ticks = {c for c in ticks if c == limit or abs(c - limit) * width_in / width > 0.45}
     panel = Panel(
-        title=f"{path}: {_short(kernel.name or '?', 48)}: Tensor Memory budget, {limit} columns an SM ({of})",
+        # Bounded so that the title fits the panel's width at 9 pt whatever the file's and kernel's names.
+        title=f"{_short(path, 28)}: {_short(kernel.name or '?', 36)}: Tensor Memory budget, "
+        f"{limit} columns an SM ({of})",
         width=width,
         height=height,
         cell_w_in=width_in / width,
