@@ -60,7 +60,7 @@ def test_the_budget_and_bands_are_drawn_with_their_text_inside(
         page.goto(path.as_uri())
         budget = page.locator("svg[aria-label*='Tensor Memory budget']")
         assert budget.count() == 1
-        assert "held at once" in budget.text_content()
+        assert "columns held at once" in budget.text_content()
         if which == "over":
             assert budget.locator(f"rect[fill='{OVER}']").count() == 1
         else:

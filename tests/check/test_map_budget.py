@@ -18,6 +18,7 @@ from tmemviz.families.explain.mapbudget import FRAME, HELD, OVER
 
 KERNELS = Path(__file__).parents[1] / "kernels"
 OVER_TEXT = CAPACITY.format(free="", later=FREE_FIRST)
+OVER_TITLE = "cap: Tensor Memory budget, .target sm_100a: 576 of 512 columns held at once, 64 over"
 """512 columns (two 256-column MMA stages) held while 64 more are allocated: 576 of 512."""
 
 
@@ -42,8 +43,9 @@ def test_over_the_capacity_each_allocation_its_stages_and_the_excess() -> None:
     (frame,) = panel.outlines
     assert (frame.x, frame.w, frame.color) == (0, 512, FRAME), "the capacity is framed"
     assert panel.width == 576 and (512.0, "512") in panel.x_ticks
-    (said,) = panel.notes
-    assert said.text == f"held at once: 576 columns at line {second} (512+64), over the capacity by 64"
+    assert not panel.notes
+    assert panel.title == OVER_TITLE
+    assert all(f"held at once at line {second}" in b.tooltip for b in held), "where the peak is"
     capacity = [f for f in doc.subject[0].findings if f.rule == "capacity"]
     assert capacity and "576 columns" in capacity[0].message, "the text and the map say the same count"
     labels = [s.label for s in doc.figure("auto").legend]
@@ -59,8 +61,7 @@ def test_freed_first_the_peak_is_one_allocation() -> None:
     (panel,) = budget_of(tmemviz.check(text=text).figure("auto"))
     assert not [b for b in panel.boxes if b.fill == OVER]
     assert panel.width == 512
-    assert panel.notes[0].text.startswith("held at once: 512 columns at line ")
-    assert panel.notes[0].text.endswith(", none free")
+    assert panel.title.endswith(": 512 of 512 columns held at once")
 
 
 def test_a_clean_kernel_and_the_note_agree() -> None:
@@ -68,7 +69,9 @@ def test_a_clean_kernel_and_the_note_agree() -> None:
     doc = tmemviz.check(path)
     (panel,) = budget_of(doc.figure("auto"))
     alloc = line_of(path.read_text(), "tcgen05.alloc")
-    assert panel.notes[0].text == f"held at once: 128 columns at line {alloc}, 384 free"
+    assert panel.title == "mma_n128: Tensor Memory budget, .target sm_100a: 128 of 512 columns held at once"
+    (held,) = [b for b in panel.boxes if b.fill == HELD]
+    assert (held.x, held.w, held.label) == (0, 128, f"L{alloc}: 128")
     (note,) = [f for f in doc.subject[0].findings if f.rule == "alloc-columns" and f.severity == "note"]
     assert "holds up to 128 of the SM's 512" in note.message
     assert budget_of(tmemviz.explain(path).figure("auto")) == [panel], "explain's map draws the same budget"
@@ -80,7 +83,7 @@ def test_the_axis_ends_at_the_target_s_capacity(monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setitem(targets.CAPACITIES, 100, (256, "a test's"))
     (panel,) = budget_of(tmemviz.check(text=CAPACITY.format(free=FREE_FIRST, later="")).figure("auto"))
-    assert "256 columns an SM (.target sm_100a)" in panel.title
+    assert panel.title.endswith(".target sm_100a: 512 of 256 columns held at once, 256 over")
     assert panel.outlines[0].w == 256 and panel.width == 512
     (over,) = [b for b in panel.boxes if b.fill == OVER]
     assert (over.x, over.w) == (256, 256)
@@ -94,7 +97,8 @@ def test_an_ncols_in_a_register_is_not_counted() -> None:
     )
     (panel,) = budget_of(tmemviz.check(text=text).figure("auto"))
     assert not [b for b in panel.boxes if b.fill == HELD]
-    assert panel.notes[0].text.startswith("not counted: an allocation's nCols is in a register")
+    assert panel.title.endswith(".target sm_100a: not counted (an nCols is not known)")
+    assert panel.outlines[0].w == 512, "the capacity is drawn all the same"
 
 
 @pytest.mark.parametrize("which", ["over", "a-operand"])
@@ -104,14 +108,14 @@ def test_every_text_is_inside_the_canvas_and_at_least_9_pt(which: str) -> None:
     else:
         spec = tmemviz.check(KERNELS / "check_a_in_tmem.ptx").figure("auto")
     texts = drawn_text(spec)
-    assert any(t.startswith("held at once") for t, _, _ in texts), "the budget's text is measured"
+    assert any("Tensor Memory budget" in t for t, _, _ in texts), "the budget's text is measured"
     assert not sorted({(t, s) for t, s, _ in texts if s < TEXT_PT})
     assert not outside_canvas(spec)
 
 
 def test_the_page_draws_the_budget(tmp_path: Path) -> None:
     page = html.unescape(tmemviz.check(text=OVER_TEXT).save(tmp_path / "m.html").read_text())
-    assert 'aria-label="<text>: cap: Tensor Memory budget, 512 columns an SM (.target sm_100a)"' in page
+    assert f'aria-label="{OVER_TITLE}"' in page
     assert f'fill="{OVER}"' in page and f'stroke="{FRAME}"' in page
     assert "columns 512-575: past the 512 an SM of .target sm_100a has" in page
     assert "past the target's capacity</li>" in page, "the legend says it"

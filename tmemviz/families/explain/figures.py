@@ -122,7 +122,7 @@ def map_spec(
             else:
                 target, counted = (budgets or {}).get(path, (None, {}))
                 key = kernel.name or f"line {kernel.line}"
-                panel, need = budget_panel(name, kernel, counted.get(key), placed, target, TEXT_PT, WIDTH_IN)
+                panel, need = budget_panel(kernel, counted.get(key), placed, target, TEXT_PT, WIDTH_IN)
                 panels.append(panel)
                 needs |= need
                 kinds |= {"D"} if "stages" in need else set()
@@ -140,9 +140,7 @@ def map_spec(
                 flags |= shown
         elsewhere += [_finding_text(f) for f in found]
     caption = (
-        "First, each kernel's Tensor Memory budget: the most columns its allocations hold at once (each "
-        "allocation's nCols, under it the MMA accumulator stages its constants place) against the columns an "
-        "SM of the module's .target has (framed; PTX 9.7.16.2). "
+        "First, each kernel's Tensor Memory budget against its target's capacity. "
         "Above each allocation: its lifetime over the kernel's PTX lines in text order (alloc and dealloc in "
         "black, a tick at each statement that touches it; branches may run lines in another order). Below: "
         "its columns across, relative to its base (PTX 9.7.16.2), one band per kind of user, "

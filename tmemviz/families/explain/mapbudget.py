@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tmemviz.draw.spec import Box, Note, Outline, Panel, Swatch
+from tmemviz.draw.spec import Box, Outline, Panel, Swatch
 from tmemviz.families.explain.mapbands import KINDS
 
 HELD, OVER, FRAME = "#bdbdbd", "#fb6a4a", "#08519c"
 """An allocation's columns, columns past the capacity, and the capacity's frame."""
-NAME = 26
-ROW = 24
-"""The allocations' row and the stages' row, in hundredths of an inch (a 9 pt label fits)."""
+ROW = 20
+"""The allocations' row and the stages' row (only where there are stages), in hundredths of an inch (a
+9 pt label fits)."""
 OVER_H = 16
 
 
@@ -29,7 +29,6 @@ def stages(regions: Sequence[Any], alloc: int) -> list[tuple[int, int]]:
 
 
 def budget_panel(
-    path: str,
     kernel: Any,
     found: Any,
     regions: Sequence[Any],
@@ -50,39 +49,33 @@ def budget_panel(
     """A label character's width in columns."""
     of = f".target {target}" if target else "no .target"
     boxes: list[Box] = []
-    outlines = [Outline(0, NAME, limit, 2 * ROW, 2.0, FRAME)]
     needs = {"held"}
-    if peak is None:
-        said = (
-            "not counted: an allocation's nCols is in a register, or one held with it is not known"
-            if found is not None
-            else "not counted: no allocation followed"
-        )
-    else:
-        where = "+".join(str(n) for _, n in sorted(peak.parts))
-        said = f"held at once: {total} columns at line {peak.line}"
-        said += f" ({where})" if len(peak.parts) > 1 else ""
-        free = f", {limit - total or 'none'} free"
-        said += f", over the capacity by {total - limit}" if total > limit else free
+    if peak is None:  # an nCols in a register, or that of an allocation held with it not known
+        said = "not counted (an nCols is not known)" if found is not None else "no allocation followed"
+    else:  # each allocation's line and nCols are its segment's label and tooltip
+        said = f"{total} of {limit} columns held at once"
+        said += f", {total - limit} over" if total > limit else ""
     x = 0
     by_line = {a.line: a for a in kernel.allocs}
     for line, columns in sorted(peak.parts) if peak is not None else ():
         alloc = by_line.get(line)
         label = f"L{line}: {columns}"
-        tip = f"allocation of line {line}: {columns} columns (columns {x}-{x + columns - 1} of the budget)"
+        tip = (f"allocation of line {line}: {columns} columns (columns {x}-{x + columns - 1} of the budget"
+               + (f"; held at once at line {peak.line})" if peak is not None else ")"))  # fmt: skip
         label = label if (len(label) + 2) * char <= columns else ""
         data = (("line", str(line)), ("group", "line"))
-        boxes.append(Box(x, NAME, columns, ROW, HELD, label, tip, data=data))
+        boxes.append(Box(x, 0, columns, ROW, HELD, label, tip, data=data))
         for i, (lo, hi) in enumerate(stages(regions, alloc.index) if alloc is not None else ()):
             if lo >= columns:
                 continue
             hi = min(hi, columns - 1)
             text = f"stage {i}" if (len(f"stage {i}") + 2) * char <= hi - lo + 1 else ""
             tip = f"MMA accumulator stage {i}: columns {lo}-{hi} of the allocation of line {line}"
-            boxes.append(Box(x + lo, NAME + ROW, hi - lo + 1, ROW, KINDS["D"][1], text, tip))
+            boxes.append(Box(x + lo, ROW, hi - lo + 1, ROW, KINDS["D"][1], text, tip))
             needs.add("stages")
         x += columns
-    height = NAME + 2 * ROW
+    height = (2 if "stages" in needs else 1) * ROW
+    outlines = [Outline(0, 0, limit, height, 2.0, FRAME)]
     if total > limit:
         needs.add("over")
         label = f"{total - limit} over"
@@ -90,19 +83,17 @@ def budget_panel(
         tip = f"columns {limit}-{total - 1}: past the {limit} an SM of {of} has"
         boxes.append(Box(limit, height, total - limit, OVER_H, OVER, label, tip))
         height += OVER_H
-    step = max(32, width // 8 // 32 * 32)
-    ticks = {c for c in range(0, width + 1, step)} | {limit}
+    ticks = {0, limit // 2, limit} | ({total} if total > limit else set())
     ticks = {c for c in ticks if c == limit or abs(c - limit) * width_in / width > 0.45}
     panel = Panel(
-        # Bounded so that the title fits the panel's width at 9 pt whatever the file's and kernel's names.
-        title=f"{_short(path, 28)}: {_short(kernel.name or '?', 36)}: Tensor Memory budget, "
-        f"{limit} columns an SM ({of})",
+        # Bounded so that the title fits the panel's width at 9 pt whatever the kernel's name (the file is
+        # named by the lifetime panel under it).
+        title=f"{_short(kernel.name or '?', 32)}: Tensor Memory budget, {of}: {said}",
         width=width,
         height=height,
         cell_w_in=width_in / width,
         boxes=tuple(boxes),
         x_ticks=tuple((float(c), str(c)) for c in sorted(ticks)),
-        notes=(Note(0, NAME / 2, said, text_pt, "left"),),
         outlines=tuple(outlines),
         cell_h_in=0.01,
         text_pt=text_pt,
