@@ -62,7 +62,7 @@ def test_the_map_marks_outside_in_the_error_colour() -> None:
 
     text = CLEAN.read_text().replace("shared::cta.b32 [%r4], 128;", "shared::cta.b32 [%r4], 64;")
     spec = tmemviz.check(text=text).figure("auto")
-    _, columns = spec.panels
+    _, _, columns = spec.panels  # the kernel's budget, the allocation's lifetime, its columns
     past = [b for b in columns.boxes if b.fill == OUTSIDE]
     assert columns.width == 128 and OUTSIDE == "#e31a1c"
     assert past and all(b.x == 64 for b in past), "the columns from 64 on are past the 64 allocated"

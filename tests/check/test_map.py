@@ -19,6 +19,8 @@ KERNELS = Path(__file__).parents[1] / "kernels"
 CLEAN = KERNELS / "check_triton_mma_n128.ptx"
 REAL = ("cute_dsl_fmha.ptx", "cutlass_example70_gemm.ptx", "check_triton_two_buffers.ptx")
 """An attention kernel, a persistent CUTLASS GEMM (2-CTA, warp-specialized), a Triton double buffer."""
+BUDGET = "Tensor Memory budget"
+"""What a budget panel's title says."""
 
 
 def seeded() -> FigureSpec:
@@ -36,7 +38,10 @@ def strips(panel: Panel) -> list[tuple[float, float]]:
 def test_each_user_has_a_band_and_bands_do_not_overlap(name: str) -> None:
     spec = tmemviz.check(KERNELS / name).figure("auto")
     columns = [p for p in spec.panels if p.title.startswith("columns")]
-    assert columns and len(columns) * 2 == len(spec.panels), "a lifetime and a columns panel per alloc"
+    budgets = [p for p in spec.panels if BUDGET in p.title]
+    (checked,) = tmemviz.check(KERNELS / name).subject
+    assert len(budgets) == len([k for k in checked.kernels if k.allocs]), "a budget per kernel"
+    assert columns and len(columns) * 2 + len(budgets) == len(spec.panels), "a lifetime and columns per alloc"
     for panel in columns:
         bands_ = strips(panel)
         assert all(a[1] < b[0] for a, b in itertools.pairwise(bands_)), "bands overlap"
@@ -64,10 +69,14 @@ def test_the_gemm_shows_its_accumulator_stages_and_its_epilogue_warps() -> None:
 def test_legend_names_each_colour_used() -> None:
     spec = tmemviz.check(KERNELS / "cute_dsl_fmha.ptx").figure("auto")
     labels = [s.label for s in spec.legend]
-    assert labels[:3] == [KINDS["D"][0], KINDS["st"][0], KINDS["ld"][0]]
+    assert labels[:4] == [KINDS["D"][0], KINDS["A"][0], KINDS["st"][0], KINDS["ld"][0]]
     assert "allocated" in labels and "past the allocation" in labels
-    used = {b.fill for p in spec.panels if p.title.startswith("columns") for b in p.boxes}
-    assert used <= {s.color for s in spec.legend}, "every colour of the bands is in the legend"
+    assert "columns held at once (budget)" in labels and "the target's capacity" in labels
+    drawn = [p for p in spec.panels if p.title.startswith("columns") or BUDGET in p.title]
+    used = {b.fill for p in drawn for b in p.boxes}
+    assert used <= {s.color for s in spec.legend}, "every colour of the bands and the budget is in the legend"
+    frames = {o.color for p in spec.panels for o in p.outlines}
+    assert frames <= {s.color for s in spec.legend if s.frame}, "every frame is in the legend as a frame"
 
 
 def test_titles_name_files_without_directories() -> None:
@@ -78,7 +87,7 @@ def test_titles_name_files_without_directories() -> None:
 
 def test_findings_are_marked_where_they_are() -> None:
     spec = seeded()
-    life, columns = spec.panels
+    _, life, columns = spec.panels
     frames = [o for o in columns.outlines if o.color == FINDING]
     assert frames, "the regions at the findings' lines are framed"
     framed = {
@@ -150,10 +159,10 @@ def test_the_page_finds_a_line(tmp_path: Path) -> None:
 
 def test_pair_allocation_and_unplaced_accesses_are_said() -> None:
     spec = tmemviz.check(KERNELS / "check_cute_dsl_gemm_2cta.ptx").figure("auto")
-    assert "each CTA of the pair" in spec.panels[0].title
+    assert BUDGET in spec.panels[0].title and "each CTA of the pair" in spec.panels[1].title
     loop = tmemviz.check(KERNELS / "check_cutlass_tmem.ptx").figure("auto")
     assert "not drawn" not in loop.caption, "the loop's loads are placed: its counter is followed"
-    assert len(loop.panels) == 4
+    assert len(loop.panels) == 6, "two kernels: a budget, a lifetime and columns each"
     (checked,) = tmemviz.check(KERNELS / "check_cutlass_tmem.ptx").subject
     lines = {r.line for r in checked.regions["_Z9gemm_tilePfmm"]}
     loads = {i for i, text in enumerate((KERNELS / "check_cutlass_tmem.ptx").read_text().splitlines(), 1)
@@ -234,7 +243,7 @@ def outside_canvas(spec: FigureSpec) -> list[str]:
 def test_every_text_is_inside_the_canvas_and_at_least_9_pt(name: str) -> None:
     spec = tmemviz.check(KERNELS / name).figure("auto")
     texts = drawn_text(spec)
-    assert any(t.startswith("Above each allocation") for t, _, _ in texts), "the caption is measured too"
+    assert any(t.startswith("First, each kernel's") for t, _, _ in texts), "the caption is measured too"
     small = sorted({(t, s) for t, s, _ in texts if s < TEXT_PT})
     assert not small, small
     assert not outside_canvas(spec)
@@ -261,3 +270,28 @@ def test_the_map_is_the_same_bytes_every_time(tmp_path: Path) -> None:
             doc.save(tmp_path / f"b.{suffix}").read_bytes(),
         )
         assert one == two, suffix
+
+
+@pytest.mark.parametrize("command", ["check", "explain"])
+def test_a_notebook_display_builds_the_map_once(command: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The HTML and the PNG of a result's display (and a later save) share one map: a large kernel's
+    took seconds per build. Counted, not timed."""
+    from tmemviz.families.explain import figures
+
+    built = []
+    real = figures.map_spec
+
+    def counting(*args: Any, **kwargs: Any) -> FigureSpec:
+        built.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(figures, "map_spec", counting)
+    doc = getattr(tmemviz, command)(CLEAN)
+    bundle = doc._repr_mimebundle_()
+    assert {"text/html", "image/png"} <= set(bundle)
+    assert len(built) == 1
+    doc._repr_mimebundle_()
+    assert doc.figure("schematic") is doc.figure("auto")
+    assert len(built) == 1, "once per result"
+    getattr(tmemviz, command)(CLEAN)._repr_mimebundle_()
+    assert len(built) == 2, "another result builds its own"

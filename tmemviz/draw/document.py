@@ -295,6 +295,25 @@ def json_text(doc: Document) -> str:
     return document(header, lists, doc.nested)
 
 
+def once(build: Callable[[], FigureSpec]) -> Callable[[str], FigureSpec]:
+    """A ``Document.figure`` for a figure that is the same at every detail (the TMEM map): built on first
+    use and kept with the result, so a notebook's HTML and PNG, or a second ``save``, build it once.
+
+    >>> calls = []
+    >>> figure = once(lambda: calls.append(1) or "spec")
+    >>> figure("auto"), figure("schematic"), len(calls)
+    ('spec', 'spec', 1)
+    """
+    kept: list[FigureSpec] = []
+
+    def figure(detail: str) -> FigureSpec:
+        if not kept:
+            kept.append(build())
+        return kept[0]
+
+    return figure
+
+
 def figure_spec(doc: Document, detail: str = "auto") -> FigureSpec:
     if detail not in DETAILS:
         raise TmemvizError(f"--detail must be {_listed(DETAILS)}, got '{detail}'")

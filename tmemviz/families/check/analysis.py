@@ -25,9 +25,9 @@ from tmemviz.families.check.lifetimes import lifetime_findings
 from tmemviz.families.check.overlap import overlap_findings
 from tmemviz.families.check.protocol import calls, no_alloc_findings, pair_findings, relinquish_findings
 from tmemviz.families.check.reach import outside_findings
+from tmemviz.families.explain.budget import Budget, budget
 from tmemviz.families.explain.follow.follower import callees_of
-from tmemviz.families.explain.follow.kernel import Analysed, allocations
-from tmemviz.families.explain.follow.machine import HELD
+from tmemviz.families.explain.follow.kernel import Analysed
 from tmemviz.ptx.body import Body
 from tmemviz.ptx.line import parse_statement
 from tmemviz.ptx.targets import TCGEN05, capacity, devices, runs_tcgen05, unsupported
@@ -48,6 +48,8 @@ class Checker:
     """Findings that hold unless a callee may do it (``no-alloc``: allocate; ``relinquish``: anything)."""
     texts: dict[int, str] = field(default_factory=dict)
     """Line -> the statement a finding is reported on (what a baseline's fingerprint rests on)."""
+    budgets: dict[str, Budget] = field(default_factory=dict)
+    """Each kernel's Tensor Memory budget (by name, or ``line N``), what the TMEM map draws."""
 
     def function(self, body: Body, a: Analysed | None) -> None:
         texts = [(i.line, i.text) for i in body.instructions if i.head == "tcgen05"]
@@ -58,8 +60,11 @@ class Checker:
             message = f"{_short(body.name)} is too large for the analysis: not judged"
             self.findings.append(Finding(body.line, "note", "alloc-columns", message))
             return
+        held = budget(a)
+        if held is not None:
+            self.budgets[body.name or f"line {body.line}"] = held
         found = [
-            *lifetime_findings(a, TMEM_COLUMNS), *outside_findings(a), *hazard_findings(a), *_budget(a),
+            *lifetime_findings(a, TMEM_COLUMNS), *outside_findings(a), *hazard_findings(a), *_budget(a, held),
             *pair_findings(a), *register_findings(a), *arrive_findings(a), *overlap_findings(a),
         ]  # fmt: skip
         new = peaks(a)
@@ -115,24 +120,16 @@ def _short(name: str | None) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _budget(a: Any) -> Iterable[Finding]:
+def _budget(a: Any, found: Budget | None) -> Iterable[Finding]:
     """The per-SM budget note: the most columns the kernel's allocations hold at once (at an alloc, its
-    own columns and those of every allocation held there on every path)."""
-    known = allocations(a)
-    peak, first, counted = 0, None, True
-    for t in a.traces:
-        for ins, key, life, columns in t.allocs:
-            first = ins.line if first is None else min(first, ins.line)
-            held = [known[k]["columns"] for k, status in life.items() if status == {HELD} and k != key]
-            if columns is None or any(len(c) != 1 or None in c for c in held):
-                counted = False
-                continue
-            peak = max(peak, columns + sum(next(iter(c)) for c in held))
-    if first is None or not counted or not peak:
+    own columns and those of every allocation held there on every path: :mod:`tmemviz.families.explain.
+    budget`, what the TMEM map draws)."""
+    if found is None or found.peak is None or not found.peak.total:
         return
+    peak = found.peak.total
     fit = TMEM_COLUMNS // peak if peak <= TMEM_COLUMNS else 0
     yield Finding(
-        first, "note", "alloc-columns",
+        found.first, "note", "alloc-columns",
         f"{_short(a.body.name)} holds up to {peak} of the SM's {TMEM_COLUMNS} Tensor Memory columns per CTA: "
         f"{fit} such CTA{'s' if fit != 1 else ''} can hold Tensor Memory on one SM at once; more wait in "
         "tcgen05.alloc",

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tmemviz.families.check.findings import Finding
+from tmemviz.families.explain.budget import held
 from tmemviz.families.explain.follow.kernel import Analysed, allocations
-from tmemviz.families.explain.follow.machine import HELD
 from tmemviz.families.explain.follow.paths import START, reaching, register_count
 
 
@@ -53,22 +53,20 @@ class Peak:
 
 
 def peaks(a: Analysed) -> list[Peak]:
-    """Per alloc run, the columns held with it, where every allocation's nCols is known."""
+    """Per alloc run, the columns held with it, where every allocation's nCols is known
+    (:func:`tmemviz.families.explain.budget.held`, what the TMEM map's budget draws too)."""
     known = allocations(a)
     out = []
-    for t in a.traces:
-        for ins, key, life, columns in t.allocs:
-            held = [k for k, status in life.items() if status == {HELD} and k != key and k in known]
-            sizes = [known[k]["columns"] for k in held]
-            if columns is None or not held or any(len(c) != 1 or None in c for c in sizes):
-                continue
-            parts = [(ins.line, columns, _stages(a, key))]
-            parts += [(min(known[k]["lines"]), next(iter(known[k]["columns"])), _stages(a, k)) for k in held]
-            total = sum(n for _, n, _ in parts)
-            severity = a.severity("error", t.warps, ins.index)
-            name = a.body.name or "this function"
-            name = name if len(name) <= 40 else name[:37] + "..."
-            out.append(Peak(ins.line, severity, a.who(t.warps, ins.index), total, tuple(parts), name))
+    for t, ins, key, columns, others in held(a):
+        if not others:
+            continue
+        parts = [(ins.line, columns, _stages(a, key))]
+        parts += [(min(known[k]["lines"]), next(iter(known[k]["columns"])), _stages(a, k)) for k in others]
+        total = sum(n for _, n, _ in parts)
+        severity = a.severity("error", t.warps, ins.index)
+        name = a.body.name or "this function"
+        name = name if len(name) <= 40 else name[:37] + "..."
+        out.append(Peak(ins.line, severity, a.who(t.warps, ins.index), total, tuple(parts), name))
     return out
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tmemviz.draw.document import Document
+from tmemviz.draw.document import Document, once
 from tmemviz.families.check.findings import failing
 from tmemviz.families.check.source import Checked
 from tmemviz.values import plural
@@ -41,11 +41,12 @@ def check_document(checked: Sequence[Checked], run: Any = None, notes: Sequence[
 
         return findings_view(files, [c.hidden for c in checked])
 
-    def figure(detail: str):
+    def figure():  # the same at every detail: built once per result (a large kernel's takes seconds)
         from tmemviz.families.explain.figures import map_spec
 
         marks = {c.path: c.findings for c in checked}
-        return map_spec([(c.path, c.kernels, c.regions) for c in checked], detail, marks)
+        budgets = {c.path: (c.target, c.budgets) for c in checked}
+        return map_spec([(c.path, c.kernels, c.regions) for c in checked], "auto", marks, budgets)
 
     def sarif() -> str:
         from tmemviz import __version__
@@ -62,7 +63,7 @@ def check_document(checked: Sequence[Checked], run: Any = None, notes: Sequence[
         nested="findings",
         csv=csv,
         views={"findings": table},
-        figure=figure,
+        figure=once(figure),
         more={"sarif": sarif},
         notes=(*NOTES, *notes),
         subject=checked,

@@ -40,6 +40,10 @@ class Checked:
     and what a baseline matches."""
     hidden: dict[str, int] = field(default_factory=dict)
     """Findings a run's options left out, by why (``notes``, ``baseline``): the table says how many."""
+    budgets: dict[str, Any] = field(default_factory=dict)
+    """Kernel name -> its Tensor Memory budget (:class:`tmemviz.families.explain.budget.Budget`)."""
+    target: str | None = None
+    """The module's ``.target``: whose capacity the map's budget is drawn against."""
 
     def record(self) -> dict[str, Any]:
         return {"path": self.path, "findings": [f.record() for f in self.findings]}
@@ -115,7 +119,8 @@ def read(path: str, lines: Iterable[str], catalog: Catalog, defer: bool = True) 
     kernels = [k for k, _ in reading.maps]
     regions = {k.name or f"line {k.line}": r for k, r in reading.maps}
     texts = {**checker.texts, **reading.texts}
-    return Checked(path, findings, kernels, regions, fingerprints(findings, texts))
+    prints = fingerprints(findings, texts)
+    return Checked(path, findings, kernels, regions, prints, budgets=checker.budgets, target=module.target)
 
 
 def _what(path: str) -> str:

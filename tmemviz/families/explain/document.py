@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tmemviz.catalog import Catalog
-from tmemviz.draw.document import Document
+from tmemviz.draw.document import Document, once
 from tmemviz.families.explain.answers import file_record
 from tmemviz.families.explain.scan import Module
 from tmemviz.values import plural
@@ -56,7 +56,7 @@ def explain_document(modules: Sequence[Module], catalog: Catalog) -> Document:
         nested="instructions",
         csv=csv,
         views={"instructions": table},
-        figure=lambda detail: _map(modules, catalog, detail),
+        figure=once(lambda: _map(modules, catalog, "auto")),  # the map is the same at every detail
         notes=NOTES,
         subject=modules,
     )

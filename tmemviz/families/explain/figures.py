@@ -71,6 +71,7 @@ def explain_map(modules: Sequence[Any], catalog: Catalog, detail: str = "auto") 
     from tmemviz.errors import TmemvizError
 
     files = []
+    budgets: dict[str, tuple[str | None, Mapping[str, Any]]] = {}
     for m in modules:
         tracker = getattr(m, "tracker", None)
         if tracker is None:
@@ -83,21 +84,27 @@ def explain_map(modules: Sequence[Any], catalog: Catalog, detail: str = "auto") 
         tracker.close()
         regions = {k.name or f"line {k.line}": r for k, r in tracker.maps}
         files.append((m.path, [k for k, _ in tracker.maps], regions))
-    return map_spec(files, detail)
+        budgets[m.path] = (m.target, m.budgets)
+    return map_spec(files, detail, budgets=budgets)
 
 
 def map_spec(
     files: Sequence[tuple[str, Sequence[Any], dict[str, Sequence[Any]]]],
     detail: str = "auto",
     findings: Mapping[str, Sequence[Any]] | None = None,
+    budgets: Mapping[str, tuple[str | None, Mapping[str, Any]]] | None = None,
 ) -> FigureSpec:
     """The map of every kernel of ``files`` (path, the tracker's kernels, placed regions by kernel name);
-    ``findings`` by path (``check``'s: line, severity, rule, message) are marked where they are.
+    ``findings`` by path (``check``'s: line, severity, rule, message) are marked where they are;
+    ``budgets`` by path (the module's target, each kernel's budget by name) are drawn above each kernel.
     ``detail`` is accepted for every figure's sake: the map is always a schematic."""
+    from tmemviz.families.explain.mapbudget import budget_panel
+
     panels: list[Panel] = []
-    unplaced = left = 0
+    unplaced = left = skipped = 0
     kinds: set[str] = set()
     flags: set[str] = set()
+    needs: set[str] = set()
     elsewhere: list[str] = []
     for path, kernels, regions in files:
         name = os.path.basename(path) or path
@@ -110,6 +117,15 @@ def map_spec(
             found = [f for f in found if f not in mine]
             if not kernel.allocs:
                 elsewhere += [_finding_text(f) for f in mine]
+            elif len(panels) + 3 > MAX_PANELS:
+                skipped += 1
+            else:
+                target, counted = (budgets or {}).get(path, (None, {}))
+                key = kernel.name or f"line {kernel.line}"
+                panel, need = budget_panel(kernel, counted.get(key), placed, target, TEXT_PT, WIDTH_IN)
+                panels.append(panel)
+                needs |= need
+                kinds |= {"D"} if "stages" in need else set()
             for alloc in kernel.allocs:
                 here = [r for r in placed if r.alloc == alloc.index]
                 marks = _findings_of(alloc, kernel, here, mine)
@@ -124,6 +140,7 @@ def map_spec(
                 flags |= shown
         elsewhere += [_finding_text(f) for f in found]
     caption = (
+        "First, each kernel's Tensor Memory budget against its target's capacity. "
         "Above each allocation: its lifetime over the kernel's PTX lines in text order (alloc and dealloc in "
         "black, a tick at each statement that touches it; branches may run lines in another order). Below: "
         "its columns across, relative to its base (PTX 9.7.16.2), one band per kind of user, "
@@ -135,6 +152,8 @@ def map_spec(
         )
     if left:
         caption += f" {left} more allocation(s) not drawn."
+    if skipped:
+        caption += f" The budget of {skipped} more kernel(s) not drawn."
     if elsewhere:
         caption += " Findings not on the map: " + "; ".join(elsewhere[:MAX_FINDINGS])
         caption += f"; +{len(elsewhere) - MAX_FINDINGS} more." if len(elsewhere) > MAX_FINDINGS else "."
@@ -153,11 +172,14 @@ def map_spec(
     names = list(dict.fromkeys(os.path.basename(p) or p for p, _, _ in files))
     title = "TMEM map: " + ", ".join(names)
     title = title if len(title) < 90 else title[:87] + "..."
-    return FigureSpec(title, caption, tuple(panels), legend(kinds, flags), TEXT_PT)
+    return FigureSpec(title, caption, tuple(panels), legend(kinds, flags, needs), TEXT_PT)
 
 
-def legend(kinds: set[str], flags: set[str]) -> tuple[Swatch, ...]:
-    """The colours the map uses, each with its meaning: the kinds of user drawn, then the background."""
+def legend(kinds: set[str], flags: set[str], needs: set[str] | None = None) -> tuple[Swatch, ...]:
+    """The colours the map uses, each with its meaning: the kinds of user drawn, then the background,
+    then the budget's."""
+    from tmemviz.families.explain.mapbudget import legend as budget_legend
+
     out = [Swatch(KINDS[k][1], KINDS[k][0]) for k in KINDS if k in kinds]
     out += [Swatch(ALLOCATED, "allocated"), Swatch(PAST, "past the allocation")]
     out += [Swatch(LIVE, "lines from alloc to dealloc"), Swatch(EDGE, "alloc, dealloc")]
@@ -165,7 +187,7 @@ def legend(kinds: set[str], flags: set[str]) -> tuple[Swatch, ...]:
         out.append(Swatch(OUTSIDE, "outside the allocation, or a copy into an MMA's D"))
     if "finding" in flags:
         out.append(Swatch(FINDING, "a finding at this line", frame=True))
-    return tuple(out)
+    return tuple(out + budget_legend(needs or set()))
 
 
 def _findings_of(alloc: Any, kernel: Any, regions: Sequence[Any], findings: Sequence[Any]) -> list[Any]:

@@ -43,7 +43,7 @@ def kind_of(region: Any) -> str:
     if region.op == "mma":
         if region.what == "D":
             return "D"
-        if region.what == "A":
+        if region.what in ("A", "A's first cell"):
             return "A"
         return "metadata" if region.what == "metadata" else "scales"
     return region.op if region.op in KINDS else "ld"

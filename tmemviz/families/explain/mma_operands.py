@@ -1,6 +1,7 @@
-"""An MMA's operands beyond its descriptor, as explain records them: the scale-factor addresses of a
-block-scaled MMA (byte, lane, column: :mod:`tmemviz.families.mma.scale_operands`) and whether they
-agree with the descriptor's SF IDs, and what D becomes (enable-input-d, scale-input-d).
+"""An MMA's operands beyond its descriptor, as explain records them: A's Tensor Memory address when A is
+read from there (``[a-tmem]``, PTX 9.7.16.10.9), the scale-factor addresses of a block-scaled MMA
+(byte, lane, column: :mod:`tmemviz.families.mma.scale_operands`) and whether they agree with the
+descriptor's SF IDs, and what D becomes (enable-input-d, scale-input-d).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import Any
 
 from tmemviz.families.explain.scan import Module, Warning
 from tmemviz.families.mma.scale_operands import byte_of, formula, scale_input_d_problems, split
-from tmemviz.ptx.line import parse_immediate
+from tmemviz.ptx.line import parse_address, parse_immediate
 
 _SCALES = (("scale_a", "sfa_id", "A", "bits 29-30"), ("scale_b", "sfb_id", "B", "bits 4-5"))
 
@@ -19,6 +20,14 @@ def mma_meta(mma: Any) -> dict[str, Any]:
     """``sp_meta``: the sparsity metadata's base register, lane and column."""
     a = mma.sp_meta
     return {} if a is None else {"sp_meta": {"base": a.base, "lane": a.lane_col[0], "col": a.lane_col[1]}}
+
+
+def mma_a(mma: Any) -> dict[str, Any]:
+    """``a_tmem``: A's base register, lane and column, when A is in Tensor Memory (``[a-tmem]``)."""
+    if not mma.a_in_tmem:
+        return {}
+    a = parse_address(mma.a)
+    return {"a_tmem": {"base": a.base, "lane": a.lane_col[0], "col": a.lane_col[1]}}
 
 
 def mma_scales(mma: Any, bases: Any) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain import answers
 from tmemviz.families.explain.memo import CellSet, Known, LazyCells, Made, Memo, remember
-from tmemviz.families.explain.mma_operands import mma_meta, mma_scales, mma_update, sf_agree
+from tmemviz.families.explain.mma_operands import mma_a, mma_meta, mma_scales, mma_update, sf_agree
 from tmemviz.families.explain.scan import Function, Module, Warning
 from tmemviz.families.explain.short_ops import alloc, commit, fence, shift, wait
 from tmemviz.ptx.line import PtxLine
@@ -299,6 +299,7 @@ class Explainer:
             "collector": list(mma.collector),
             "d": {"base": mma.d.base, "lane": mma.d.lane_col[0], "col": mma.d.lane_col[1]},
             "a_in_tmem": mma.a_in_tmem,
+            **mma_a(mma),
             **mma_meta(mma),
             **mma_scales(mma, bases),
             "idesc_operand": mma.idesc,

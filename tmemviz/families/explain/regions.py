@@ -13,6 +13,11 @@ from typing import Any
 
 Interval = tuple[int, int]
 WRITERS = ("st", "mma", "cp", "shift")
+A_KINDS = ("f16", "tf32", "i8")
+"""Dense kinds whose A element size the kind fixes: K x bits = 256 per row and MMA (:func:`a_extent`)."""
+A_COLUMNS = 8
+A_FIRST = "A's first cell"
+"""The operand's name where only the first cell of A in Tensor Memory is known."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,15 @@ def _mma(record: Mapping[str, Any]) -> list[tuple[str, str, Interval, Interval]]
                     width = max(1, width // 2)  # a 16-bit (or unknown) D: at least half the columns
                 lanes, cols = (d["lane"] + low, d["lane"] + high), (d["col"], d["col"] + width - 1)
         out.append(("D", d["base"], lanes, cols))
+    a = record.get("a_tmem")
+    if a and a.get("base"):
+        extent = a_extent(record)
+        if extent is None:  # where A's cells are not known, its first cell: what the address proves
+            out.append((A_FIRST, a["base"], (a["lane"], a["lane"]), (a["col"], a["col"])))
+        else:
+            (low, high), width = extent
+            lanes, cols = (a["lane"] + low, a["lane"] + high), (a["col"], a["col"] + width - 1)
+            out.append(("A", a["base"], lanes, cols))
     for name, what in (
         ("scale_a", "A scale factors"),
         ("scale_b", "B scale factors"),
@@ -92,6 +106,31 @@ def _mma(record: Mapping[str, Any]) -> list[tuple[str, str, Interval, Interval]]
         if where and where.get("base"):
             out.append((what, where["base"], (where["lane"], where["lane"]), (where["col"], where["col"])))
     return out
+
+
+def a_extent(record: Mapping[str, Any]) -> tuple[Interval, int] | None:
+    """A's lanes (relative to its taddr) and columns, for a dense MMA reading A from Tensor Memory; None
+    where that is not known.
+
+    A row of A per lane, as D's rows, in the data-path layouts with one row per lane (D: M = 128; A:
+    M = 256 over a CTA pair) and in the half-data-path ones (F, C), whose A shares D's lane alignment
+    (PTX ISA 9.7.16.10.5). One MMA's K step of a row is K x the element's bits = 256 bits, 8 columns, for
+    the kinds whose element size the kind fixes: f16 (K = 16, 16-bit), tf32 (K = 8, 32-bit), i8 (K = 32,
+    8-bit) (PTX ISA 9.7.16.10.1, matrix shapes). Not known here, so not claimed: the 2x2 and 1x4 layouts
+    (B, E, G), sparse A, and the f8f6f4 and block-scaled kinds (how 6- and 4-bit elements sit in a column).
+
+    >>> a_extent({"kind": "tf32", "sparse": False, "layout": "D", "idesc": {"n": 64}})
+    ((0, 127), 8)
+    >>> a_extent({"kind": "f16", "sparse": False, "layout": "B", "idesc": {"n": 64}}) is None
+    True
+    """
+    idesc, letter = record.get("idesc"), record.get("layout")
+    if record.get("sparse") or record.get("kind") not in A_KINDS or letter not in ("A", "C", "D", "F"):
+        return None
+    if not idesc or not isinstance(idesc.get("n"), int):
+        return None
+    extent = d_extent(letter, idesc["n"])
+    return None if extent is None else ((extent[0], extent[1]), A_COLUMNS)
 
 
 @lru_cache(maxsize=64)

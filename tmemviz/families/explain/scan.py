@@ -53,6 +53,8 @@ class Module:
     count: int = 0
     tracker: Any = None
     """The allocation tracker fed by the same read (:func:`records` with a tracker), for the TMEM map."""
+    budgets: dict[str, Any] = field(default_factory=dict)
+    """Kernel name (or ``line N``) -> its Tensor Memory budget, gathered by the tracker, for the map."""
 
 
 Explainer = Callable[[int, str, PtxLine, FunctionState, Module], "dict[str, Any] | None"]

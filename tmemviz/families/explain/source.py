@@ -84,9 +84,10 @@ def scanned(
     def ptx(module: Module, lines: Iterable[str]) -> Iterator[dict[str, Any]]:
         tracker = None
         if track:
+            from tmemviz.families.explain.budget import gather
             from tmemviz.families.explain.follow.follower import Follower
 
-            tracker = Follower(explainer, explainer.catalog)
+            tracker = Follower(explainer, explainer.catalog, gather(module.budgets))
         return records(module, lines, explainer, tracker)
 
     yield from dispatch(inputs, explainer, ptx)
