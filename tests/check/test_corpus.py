@@ -6,8 +6,10 @@ Runs only where the corpus is: ``TMEMVIZ_CORPUS=DIR`` or ``.corpus/manifest.json
 root; otherwise every test here is skipped with the reason. explain must read every tcgen05 instruction
 of every PTX module and cubin (no "not read as PTX" warning, no instruction it could not decode), and
 check must report no error or warning but those listed, with the reason, in
-``benchmarks/corpus-allowed.json`` (only wait-ld warnings verified in the SASS belong there), and must
-report the bug a kernel keeps on purpose (its manifest entry's ``expected_findings`` rules).
+``benchmarks/corpus-allowed.json`` (only wait-ld warnings whose SASS was read belong there: ``sass`` says
+"confirmed" where ptxas's code has the path too, "ordered" where ptxas happens to order what the PTX does
+not, with why), and must report the bug a kernel keeps on purpose (its manifest entry's
+``expected_findings`` rules).
 """
 
 from __future__ import annotations
@@ -71,8 +73,9 @@ def test_the_allowed_findings_are_verified_wait_ld_warnings_of_the_corpus() -> N
     """Each allowed finding names a corpus PTX, a line, the wait-ld rule and why it stands."""
     names = set(PTX)
     for item in allowed():
-        assert set(item) == {"file", "line", "rule", "why"}, item
+        assert set(item) == {"file", "line", "rule", "sass", "why"}, item
         assert item["rule"] == "wait-ld" and item["why"].strip(), item
+        assert item["sass"] in ("confirmed", "ordered") and "SASS (ptxas 13.5" in item["why"], item
         assert item["file"] in names, f"{item['file']} is not in the corpus"
 
 
