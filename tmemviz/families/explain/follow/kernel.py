@@ -97,12 +97,18 @@ def analyse(body: Body, explainer: Any, catalog: Any, alone: bool) -> Analysed:
     places = Places(plan, explainer, catalog, alone)
     out = Analysed(body, plan, places)
     warps = body.warps
+    # Whether the slice reads the thread's position, what evaluated instructions read included even
+    # where their values do not depend on it (the whole slice holds the one that is followed).
     positional = any(
         any(p in ins.text for p in _POSITION)
-        for ins in body.instructions
+        for ins in plan.instructions
         if ins.index in plan.relevant
+    ) or any(
+        any(p in ins.text for p in _POSITION)
+        for ins in plan.instructions
+        if ins.index in plan.whole
     )  # fmt: skip
-    if warps is None and len(plan.relevant) <= MAX_UNBOUNDED:
+    if warps is None and len(plan.whole) <= MAX_UNBOUNDED:
         warps, out.bounded = MAX_WARPS, False  # any launch: up to 1024 threads
     positions: list[int | None] = (
         list(range(warps)) if warps is not None and warps <= MAX_WARPS and positional else [None]

@@ -11,21 +11,22 @@ agrees on, for a thread of one warp (:class:`~tmemviz.families.explain.follow.ev
 * the tcgen05.ld not yet waited for (:mod:`tmemviz.families.explain.follow.pending`) and the tcgen05.st
   likewise.
 
-:func:`solve` runs the problem to its fixed point; :meth:`Machine.trace` then goes over each reachable
-block once more and notes what the rules judge (:class:`Trace`). Pure: no I/O.
+:func:`solve` runs the problem to its fixed point, each block's transfer noting what the rules judge
+(:class:`~tmemviz.families.explain.follow.trace.Trace`); :meth:`Machine.trace` keeps what each block's
+last transfer, from its final state, noted (a pass over the solution would note the same, and costs a
+third of the solve). Pure: no I/O.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tmemviz.families.explain.follow.conditions import refine
 from tmemviz.families.explain.follow.evaluate import Thread
-from tmemviz.families.explain.follow.operands import Operands, Spot
+from tmemviz.families.explain.follow.operands import Operands
 from tmemviz.families.explain.follow.pending import (
     RELEASES,
-    Hazard,
     Pending,
     Stored,
     after_other,
@@ -33,21 +34,13 @@ from tmemviz.families.explain.follow.pending import (
     joined,
     unchanged,
 )
+from tmemviz.families.explain.follow.trace import Access, Split, Trace
 from tmemviz.families.explain.follow.values import Pred, Vec, join, widen
 from tmemviz.flow.dataflow import solve
 from tmemviz.ptx.body import Instruction
 
 NONE, HELD, FREED = "none", "held", "freed"
 ACCESSES = frozenset(("ld", "st", "cp", "mma", "shift"))
-
-
-class Split(Exception):
-    """A group's warps part ways here (a branch or a guard that is true in some, false in others): they
-    are run again in the groups ``parts``."""
-
-    def __init__(self, parts: list[tuple[int, ...]]) -> None:
-        super().__init__("the group's warps part ways")
-        self.parts = parts
 
 
 @dataclass
@@ -61,41 +54,6 @@ class State:
         return self.life.get(key, frozenset((NONE,)))
 
 
-@dataclass
-class Access:
-    ins: Instruction
-    op: str
-    key: Any
-    """The allocation its address is in (None: not known)."""
-    spots: list[tuple[Any, list[Spot]]]
-    """(touch, its spots) per operand."""
-    status: frozenset[str]
-
-
-@dataclass
-class Trace:
-    """What one group of warps (or any thread) saw at each instruction the rules judge."""
-
-    warps: tuple[int, ...] | None
-    blocks: set[int] = field(default_factory=set)
-    accesses: list[Access] = field(default_factory=list)
-    allocs: list[tuple[Instruction, Any, dict[Any, frozenset[str]], int | None]] = field(default_factory=list)
-    """Each alloc run: its key, what every allocation's status was before it, its nCols."""
-    deallocs: list[tuple[Instruction, Any, frozenset[str], int | None]] = field(default_factory=list)
-    exits: list[tuple[int, dict[Any, frozenset[str]]]] = field(default_factory=list)
-    hazards: list[Hazard] = field(default_factory=list)
-    barriers: list[tuple[Instruction, frozenset[Any] | None]] = field(default_factory=list)
-    """Each mbarrier instruction run and the places its address may name (None: not known)."""
-    waits: set[Any] = field(default_factory=set)
-    """The mbarriers this warp waits on (``mbarrier.try_wait``/``test_wait``), by place; None: one whose
-    place is not known."""
-
-    @property
-    def warp(self) -> int | None:
-        """The group's first warp (None: any thread)."""
-        return self.warps[0] if self.warps else None
-
-
 class Machine(Operands):
     """The data-flow problem of one function for one thread position (the :class:`~tmemviz.flow.dataflow.
     Problem` protocol), and its trace."""
@@ -107,6 +65,10 @@ class Machine(Operands):
         self.body = plan.body
         self.relevant = plan.relevant
         self._trace: Trace | None = None
+        self._records: dict[int, Trace] | None = None
+        """While solving: each block's record from its latest transfer (see :meth:`trace`)."""
+        self._exact = False
+        self._solved: dict[int, Trace] = {}
 
     # -- the lattice ---------------------------------------------------------------------------------
     def join(self, a: State, b: State) -> State:
@@ -145,20 +107,52 @@ class Machine(Operands):
 
     # -- running -------------------------------------------------------------------------------------
     def solve(self) -> dict[int, State]:
-        return solve(self.plan.graph, State({}, {}), self)
+        self._records = {}
+        assigned = self.keys.assigned
+        try:
+            states = solve(self.plan.graph, State({}, {}), self)
+        finally:
+            records, self._records = self._records, None
+        # A block's last transfer in the worklist was from its final state: what it noted is what a pass
+        # over the solution would note, unless the allocations' aliases changed on the way (then that
+        # pass is made).
+        self._exact = self.keys.assigned == assigned
+        self._solved = records
+        return states
 
     def trace(self, states: dict[int, State]) -> Trace:
         trace = Trace(self.thread.warps)
+        records = self._solved if self._exact else {}
+        if all(b in records for b in states):
+            for b in sorted(states):
+                record = records[b]
+                if record.split is not None:
+                    raise record.split
+                trace.blocks.add(b)
+                trace.extend(record)
+            return trace
         self._trace = trace
         try:
             for b, state in sorted(states.items()):
                 trace.blocks.add(b)
-                self.transfer(b, state)
+                self._transfer(b, state)
         finally:
             self._trace = None
         return trace
 
     def transfer(self, block: int, state: State) -> dict[int, State]:
+        records = self._records
+        if records is None:
+            return self._transfer(block, state)
+        record = self._trace = Trace(self.thread.warps)
+        try:
+            out = self._transfer(block, state)
+        finally:
+            self._trace = None
+        records[block] = record
+        return out
+
+    def _transfer(self, block: int, state: State) -> dict[int, State]:
         s = State(dict(state.regs), dict(state.life), state.pending, state.stored)
         code, watched = self.plan.code[block], self.plan.watched[block]
         # The evaluated instructions and the releases; every one while a load's registers are unread
@@ -272,9 +266,16 @@ class Machine(Operands):
         b = graph.blocks[block]
         code = self.plan.code[block]
         last = code[-1] if code and code[-1].index == b.end - 1 else None
-        if b.exits and self._trace is not None and (last is None or self._guard(last, s.regs) is not False):
-            line = last.line if last is not None and last.head in ("ret", "exit") else self.body_end()
-            self._trace.exits.append((line, dict(s.life)))
+        if b.exits and self._trace is not None:
+            try:
+                runs = last is None or self._guard(last, s.regs) is not False
+            except Split as split:
+                if self._records is None:
+                    raise
+                self._trace.split, runs = split, False  # raised only if this is the block's last record
+            if runs:
+                line = last.line if last is not None and last.head in ("ret", "exit") else self.body_end()
+                self._trace.exits.append((line, dict(s.life)))
         if not b.succ:
             return {}
         if last is None or last.guard is None or last.head not in ("bra", "brx", "ret", "exit", "trap"):

@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from tmemviz.errors import TmemvizError
-from tmemviz.families.explain.follow.evaluate import effect
+from tmemviz.families.explain.follow.evaluate import effect, independent
 from tmemviz.families.explain.follow.pending import RELEASES
 from tmemviz.families.explain.follow.values import Vec, element, vec
 from tmemviz.flow.cfg import Graph, build
@@ -42,11 +42,17 @@ class Plan:
         self._touched: dict[int, frozenset[str]] = {}
         self._writes: dict[int, tuple[str, ...]] = {}
         self._passable: dict[int, bool] = {}
+        self._fixed: dict[int, dict[str, Any]] = {}
 
     def effect(self, ins: Instruction, regs: dict[str, Any], thread: Any) -> dict[str, Any]:
         """:func:`~tmemviz.families.explain.follow.evaluate.effect`, remembered by what it depends on (the
         values it reads, and the warp where it reads the thread's position): warps and the rounds of a
         loop meet the same statement with the same values again and again."""
+        if ins.index in self.fixed:  # the same whatever it reads: worked out once
+            found = self._fixed.get(ins.index)
+            if found is None:
+                found = self._fixed[ins.index] = effect(self.body, ins, lambda _: None, thread)
+            return found
         reads = self.reads(ins)
         values = tuple(map(regs.get, reads))
         if thread.size > 1 and (ins.index in self.positional or any(type(v) is Vec for v in values)):
@@ -65,7 +71,7 @@ class Plan:
             if len(self._effects) > MAX_REMEMBERED:
                 self._effects.clear()
             get = dict(zip(reads, values, strict=True)).get
-            found = self._effects[key] = effect(self.body, ins, get, thread)
+            found = self._effects[key] = effect(self.body, ins, get, thread, self.writes(ins))
         return found
 
     def passable(self, block: int) -> bool:
@@ -104,7 +110,7 @@ class Plan:
     @cached_property
     def positional(self) -> frozenset[int]:
         """The instructions that read the thread's position (``%tid``, ``%laneid``, ``%warpid``)."""
-        return frozenset(i.index for i in self.body.instructions if "%tid" in i.text or "%laneid" in i.text
+        return frozenset(i.index for i in self.instructions if "%tid" in i.text or "%laneid" in i.text
                          or "%warpid" in i.text)  # fmt: skip
 
     @cached_property
@@ -113,7 +119,7 @@ class Plan:
         they do is give their registers values."""
         releases = self.releases
         return frozenset(
-            i.index for i in self.body.instructions
+            i.index for i in self.instructions
             if i.index in self.relevant and i.guard is None and i.head not in ("tcgen05", "mbarrier")
             and i.index not in releases
         )  # fmt: skip
@@ -122,7 +128,7 @@ class Plan:
     def releases(self) -> frozenset[int]:
         """The instructions that let other threads go on (:data:`~tmemviz.families.explain.follow.pending.
         RELEASES`)."""
-        return frozenset(i.index for i in self.body.instructions if i.opcode.startswith(RELEASES))
+        return frozenset(i.index for i in self.instructions if i.opcode.startswith(RELEASES))
 
     def touched(self, ins: Instruction) -> frozenset[str]:
         """The registers ``ins`` reads or writes."""
@@ -145,12 +151,27 @@ class Plan:
 
     @cached_property
     def tcgen05(self) -> list[Instruction]:
-        return [i for i in self.body.instructions if i.head == "tcgen05"]
+        return [i for i in self.instructions if i.head == "tcgen05"]
 
     @cached_property
     def relevant(self) -> frozenset[int]:
-        """Indices of the instructions the analysis evaluates (see the module's docstring)."""
+        """Indices of the instructions the analysis evaluates (see the module's docstring). What an
+        instruction whose values do not depend on its operands reads (:func:`~tmemviz.families.explain.
+        follow.evaluate.independent`: the floating-point work of an attention kernel's softmax, whose
+        comparisons steer its loops) is not followed."""
         return self._slice(branches=True)[0]
+
+    @cached_property
+    def whole(self) -> frozenset[int]:
+        """:attr:`relevant` with what every instruction reads followed, independent ones too: what the
+        questions about the thread's position ask (does a branch depend on it, may it differ between
+        lanes), which :attr:`relevant` need not answer."""
+        return self._slice(branches=True, cut=False)[0]
+
+    @cached_property
+    def fixed(self) -> frozenset[int]:
+        """The evaluated instructions whose values do not depend on what they read."""
+        return frozenset(i.index for i in self.instructions if i.index in self.relevant and independent(i))
 
     @cached_property
     def counted(self) -> frozenset[str]:
@@ -159,16 +180,27 @@ class Plan:
         widened at once, so that loops settle in a few rounds."""
         return self._slice(branches=False)[1]
 
-    def _slice(self, branches: bool) -> tuple[frozenset[int], frozenset[str]]:
-        """The instructions that compute the registers tcgen05 and mbarrier instructions read (and, with
-        ``branches``, the predicates of branches), and those registers."""
-        body = self.body
+    @cached_property
+    def instructions(self) -> list[Instruction]:
+        return list(self.body.instructions)
+
+    @cached_property
+    def _defs(self) -> dict[str, list[Instruction]]:
+        """Register -> the instructions that write it."""
         defs: dict[str, list[Instruction]] = defaultdict(list)
-        needed: list[str] = []
-        chosen: set[int] = set()
-        for ins in body.instructions:
+        for ins in self.instructions:
             for r in self.writes(ins):
                 defs[r].append(ins)
+        return defs
+
+    def _slice(self, branches: bool, cut: bool = True) -> tuple[frozenset[int], frozenset[str]]:
+        """The instructions that compute the registers tcgen05 and mbarrier instructions read (and, with
+        ``branches``, the predicates of branches), and those registers; with ``cut``, not through the
+        operands of an instruction whose values do not depend on them (only through its guard)."""
+        defs = self._defs
+        needed: list[str] = []
+        chosen: set[int] = set()
+        for ins in self.instructions:
             if ins.head == "tcgen05":
                 chosen.add(ins.index)
                 needed.extend(self._followed(ins))
@@ -187,7 +219,10 @@ class Plan:
             for ins in defs.get(r, ()):
                 if ins.index not in chosen:
                     chosen.add(ins.index)
-                    needed.extend(self.reads(ins))
+                    if cut and independent(ins):
+                        needed.extend(self.body.registers(ins.guard) if ins.guard else ())
+                    else:
+                        needed.extend(self.reads(ins))
         return frozenset(chosen), frozenset(seen)
 
     @cached_property
@@ -219,17 +254,23 @@ class Plan:
             defs.append(kill)
         blocks = self.graph.blocks
         live: list[set[str]] = [set(u) for u in uses]
-        changed = True
-        while changed:
-            changed = False
-            for b in reversed(range(len(blocks))):
-                out: set[str] = set()
-                for succ in blocks[b].succ:
-                    out |= live[succ]
-                new = uses[b] | (out - defs[b])
-                if len(new) != len(live[b]):
-                    live[b] = new
-                    changed = True
+        # A worklist, the last block first; a block whose live set grew sends its predecessors round
+        # again (sets only grow from the uses, so a size is enough to see a change).
+        work = list(range(len(blocks)))
+        queued = [True] * len(blocks)
+        while work:
+            b = work.pop()
+            queued[b] = False
+            out: set[str] = set()
+            for succ in blocks[b].succ:
+                out |= live[succ]
+            new = uses[b] | (out - defs[b])
+            if len(new) != len(live[b]):
+                live[b] = new
+                for p in blocks[b].pred:
+                    if not queued[p]:
+                        queued[p] = True
+                        work.append(p)
         return [frozenset(x) for x in live]
 
     def _followed(self, ins: Instruction) -> list[str]:
