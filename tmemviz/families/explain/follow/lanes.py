@@ -83,10 +83,7 @@ class Lanes:
     @cached_property
     def thread_x(self) -> frozenset[str]:
         """Registers that only ever hold ``%tid.x`` itself (one definition, a move from it)."""
-        defs: dict[str, list[Instruction]] = {}
-        for ins in self.body.instructions:
-            for w in self.plan.writes(ins):
-                defs.setdefault(w, []).append(ins)
+        defs: dict[str, list[Instruction]] = self.plan.defs
         return frozenset(
             r for r, found in defs.items()
             if len(found) == 1 and found[0].head == "mov" and found[0].text.rstrip().endswith("%tid.x")

@@ -77,9 +77,12 @@ class Machine(Operands):
             regs = ra
         else:  # most registers agree (paths from one place): only the others are joined
             regs = dict(ra)
-            for k in {k for k, _ in ra.items() ^ rb.items()}:
-                v, w = ra.get(k), rb.get(k)
-                j = join(v, w) if v is not None and w is not None else None
+            get = rb.get
+            # A register in one state only is dropped (nothing known on the other path).
+            differ = [k for k, v in ra.items() if (w := get(k)) is not v and w != v]
+            for k in differ:
+                v, w = ra[k], get(k)
+                j = join(v, w) if w is not None else None
                 if j is None:
                     regs.pop(k, None)
                 else:
@@ -161,18 +164,18 @@ class Machine(Operands):
         end = len(code)
         relevant, watched_at, touched = self.relevant, self.plan.releases, self.plan.touched
         plain, effect, thread = self.plan.plain, self.plan.effect, self.thread
+        seen: tuple[Pending, ...] | None = None
+        hot: frozenset[str] = frozenset()
         while at < end:
-            hot = [p.regs for p in s.pending if p.regs]
+            if s.pending is not seen:  # the loads' registers, again only when the loads change
+                seen = s.pending
+                hot = frozenset().union(*(p.regs for p in seen))
             if hot:
                 ins = code[at]
                 at += 1
                 # An instruction the analysis does not evaluate, no release, reading and writing none of
                 # the loads' registers: nothing to do.
-                if (
-                    ins.index in relevant
-                    or ins.index in watched_at
-                    or not all(h.isdisjoint(touched(ins)) for h in hot)
-                ):
+                if ins.index in relevant or ins.index in watched_at or not hot.isdisjoint(touched(ins)):
                     self._step(ins, s)
                 continue
             while k < len(watched) and watched[k] < at:

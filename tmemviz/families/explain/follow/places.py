@@ -13,7 +13,6 @@ address the analysis cannot follow is then in that one allocation (``sole``). Pu
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from tmemviz.errors import TmemvizError
@@ -34,11 +33,8 @@ class Places:
     def __init__(self, plan: Any, explainer: Any, catalog: Any, alone: bool) -> None:
         self.plan, self.explainer, self.catalog, self.alone = plan, explainer, catalog, alone
         self.allocs = [i for i in plan.tcgen05 if i.opcode.startswith("tcgen05.alloc")]
-        counts: Counter[str] = Counter()
-        for ins in plan.instructions:
-            counts.update(plan.writes(ins))
-        self._once = {r for r, n in counts.items() if n == 1}
-        self._defs = {w: ins for ins in plan.instructions for w in plan.writes(ins) if w in self._once}
+        # The registers written once (by one instruction, once in it), and that instruction.
+        self._defs = {r: found[0] for r, found in plan.defs.items() if len(found) == 1}
         self._statics: dict[str, Any] = {}
         self._anywhere = Thread(None, None)
         self.static: dict[int, Key] = {}

@@ -185,7 +185,7 @@ class Plan:
         return list(self.body.instructions)
 
     @cached_property
-    def _defs(self) -> dict[str, list[Instruction]]:
+    def defs(self) -> dict[str, list[Instruction]]:
         """Register -> the instructions that write it."""
         defs: dict[str, list[Instruction]] = defaultdict(list)
         for ins in self.instructions:
@@ -197,7 +197,7 @@ class Plan:
         """The instructions that compute the registers tcgen05 and mbarrier instructions read (and, with
         ``branches``, the predicates of branches), and those registers; with ``cut``, not through the
         operands of an instruction whose values do not depend on them (only through its guard)."""
-        defs = self._defs
+        defs = self.defs
         needed: list[str] = []
         chosen: set[int] = set()
         for ins in self.instructions:
