@@ -8,6 +8,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,7 +93,22 @@ def _named(group: tuple[int, ...]) -> str:
 
 
 def analyse(body: Body, explainer: Any, catalog: Any, alone: bool) -> Analysed:
-    """Run ``body`` for every warp (or once); ``alone``: no function it calls may allocate."""
+    """Run ``body`` for every warp (or once); ``alone``: no function it calls may allocate.
+
+    Python's cycle collector is paused meanwhile: the analysis makes millions of short-lived values
+    (freed as they go, by reference counting) that would set it off again and again to scan every object
+    alive, a fifth of check's time on CUTLASS's attention kernels."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _analyse(body, explainer, catalog, alone)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _analyse(body: Body, explainer: Any, catalog: Any, alone: bool) -> Analysed:
     plan = Plan(body)
     places = Places(plan, explainer, catalog, alone)
     out = Analysed(body, plan, places)

@@ -130,7 +130,7 @@ class Machine(Operands):
             for b in sorted(states):
                 record = records[b]
                 if record.split is not None:
-                    raise record.split
+                    raise Split(record.split)
                 trace.blocks.add(b)
                 trace.extend(record)
             return trace
@@ -275,7 +275,7 @@ class Machine(Operands):
             except Split as split:
                 if self._records is None:
                     raise
-                self._trace.split, runs = split, False  # raised only if this is the block's last record
+                self._trace.split, runs = split.parts, False  # raised only if it is the block's last record
             if runs:
                 line = last.line if last is not None and last.head in ("ret", "exit") else self.body_end()
                 self._trace.exits.append((line, dict(s.life)))

@@ -91,13 +91,21 @@ class Plan:
         meet = graph.ipdom.get(block, -1)
         if meet < 0:
             return False
-        region = graph.reaches(graph.blocks[block].succ, avoiding=frozenset((meet,)))
-        if block in region:  # a loop whose rounds the warps may count differently
-            return False
         live, releases, relevant = self.live[meet], self.releases, self.relevant
-        for b in region:
-            if graph.blocks[b].exits:
+        # The region from the branch to where both ways meet, walked until something in it is not plain.
+        blocks = graph.blocks
+        seen: set[int] = set()
+        stack = [x for x in blocks[block].succ if x != meet]
+        while stack:
+            b = stack.pop()
+            if b in seen:
+                continue
+            seen.add(b)
+            if b == block:  # a loop whose rounds the warps may count differently
                 return False
+            if blocks[b].exits:
+                return False
+            stack.extend(x for x in blocks[b].succ if x != meet and x not in seen)
             for ins in self.code[b]:
                 if ins.head in _NOT_PASSABLE or ins.index in releases:
                     return False

@@ -50,9 +50,9 @@ class Trace:
     waits: set[Any] = field(default_factory=set)
     """The mbarriers this warp waits on (``mbarrier.try_wait``/``test_wait``), by place; None: one whose
     place is not known."""
-    split: Split | None = None
-    """Of one block's record made while solving: the warps part ways at its exit (raised if it is the
-    block's last record)."""
+    split: list[tuple[int, ...]] | None = None
+    """Of one block's record made while solving: the warps part ways at its exit, in these groups (a
+    :class:`Split` raised if it is the block's last record)."""
 
     def extend(self, other: Trace) -> None:
         self.accesses += other.accesses
