@@ -167,14 +167,19 @@ class Plan:
         instruction whose values do not depend on its operands reads (:func:`~tmemviz.families.explain.
         follow.evaluate.independent`: the floating-point work of an attention kernel's softmax, whose
         comparisons steer its loops) is not followed."""
-        return self._slice(branches=True)[0]
+        return self._cut[0]
 
     @cached_property
     def whole(self) -> frozenset[int]:
         """:attr:`relevant` with what every instruction reads followed, independent ones too: what the
         questions about the thread's position ask (does a branch depend on it, may it differ between
-        lanes), which :attr:`relevant` need not answer."""
-        return self._slice(branches=True, cut=False)[0]
+        lanes), which :attr:`relevant` need not answer. Grown from :attr:`relevant`'s slice."""
+        chosen, seen, skipped = self._cut
+        return self._close(set(chosen), set(seen), list(skipped), False)[0]
+
+    @cached_property
+    def _cut(self) -> tuple[frozenset[int], frozenset[str], list[str]]:
+        return self._slice(branches=True)
 
     @cached_property
     def fixed(self) -> frozenset[int]:
@@ -201,11 +206,10 @@ class Plan:
                 defs[r].append(ins)
         return defs
 
-    def _slice(self, branches: bool, cut: bool = True) -> tuple[frozenset[int], frozenset[str]]:
+    def _slice(self, branches: bool) -> tuple[frozenset[int], frozenset[str], list[str]]:
         """The instructions that compute the registers tcgen05 and mbarrier instructions read (and, with
-        ``branches``, the predicates of branches), and those registers; with ``cut``, not through the
-        operands of an instruction whose values do not depend on them (only through its guard)."""
-        defs = self.defs
+        ``branches``, the predicates of branches), and those registers, not through the operands of an
+        instruction whose values do not depend on them (only through its guard); and those operands."""
         needed: list[str] = []
         chosen: set[int] = set()
         for ins in self.instructions:
@@ -218,7 +222,16 @@ class Plan:
             elif branches and ins.head in ("bra", "brx", "ret", "exit", "trap") and ins.guard is not None:
                 chosen.add(ins.index)
                 needed.extend(self.reads(ins))
-        seen: set[str] = set()
+        return self._close(chosen, set(), needed, True)
+
+    def _close(
+        self, chosen: set[int], seen: set[str], needed: list[str], cut: bool
+    ) -> tuple[frozenset[int], frozenset[str], list[str]]:
+        """Every definition of each needed register chosen, and what it reads needed, to a fixed point
+        (``seen``: the registers whose definitions are chosen already); with ``cut``, an independent
+        instruction's operands are set aside (the third result) instead."""
+        defs = self.defs
+        skipped: list[str] = []
         while needed:
             r = needed.pop()
             if r in seen:
@@ -229,9 +242,10 @@ class Plan:
                     chosen.add(ins.index)
                     if cut and independent(ins):
                         needed.extend(self.body.registers(ins.guard) if ins.guard else ())
+                        skipped.extend(self.reads(ins))
                     else:
                         needed.extend(self.reads(ins))
-        return frozenset(chosen), frozenset(seen)
+        return frozenset(chosen), frozenset(seen), skipped
 
     @cached_property
     def watched(self) -> list[list[int]]:
