@@ -69,6 +69,7 @@ class Machine(Operands):
         """While solving: each block's record from its latest transfer (see :meth:`trace`)."""
         self._exact = False
         self._solved: dict[int, Trace] = {}
+        self._barriers: dict[tuple[Any, ...], frozenset[Any] | None] = {}
 
     # -- the lattice ---------------------------------------------------------------------------------
     def join(self, a: State, b: State) -> State:
