@@ -305,8 +305,10 @@ def hostile_table(where: Path) -> list[str]:
     for row in _rows(r, ""):
         if f"{row}.exit" in r:
             case = str(r[row + ".exit"]["what"]).rsplit(":", 1)[0]
-            cells = [format(_v(r, f"{row}.{key}"), spec)
-                     for key, spec in (("exit", ".0f"), ("s", ".2f"), ("cpu_s", ".2f"), ("peak_mb", ".0f"))]
+            cells = [
+                format(_v(r, f"{row}.{key}"), spec)
+                for key, spec in (("exit", ".0f"), ("s", ".2f"), ("cpu_s", ".2f"), ("peak_mb", ".0f"))
+            ]
             lines.append(f"| {case} | {' | '.join(cells)} |")
     return lines
 

@@ -146,12 +146,16 @@ def test_rewriting_keeps_the_text_and_precision(tmp_path: Path) -> None:
         "hi": {"value": 0.79, "unit": "s", "noise": 0.05, "what": ""},
         "v": {"value": "met", "unit": "", "noise": 0.0, "what": ""},
     }}))  # fmt: skip
-    text = ("about <!-- bench:demo.t -->9.9 s, <!-- bench:demo.b -->1 KB, <!-- bench:demo.n -->1,000 "
-            "instructions, <!-- bench:demo.lo,demo.hi -->0.1-0.2 s; "
-            "the goal is <!-- bench:demo.v -->**missed**.")
+    text = (
+        "about <!-- bench:demo.t -->9.9 s, <!-- bench:demo.b -->1 KB, <!-- bench:demo.n -->1,000 "
+        "instructions, <!-- bench:demo.lo,demo.hi -->0.1-0.2 s; "
+        "the goal is <!-- bench:demo.v -->**missed**."
+    )
     assert len(tables.problems(text, tmp_path)) == 6
     new = tables.rewrite_quotes(text, tmp_path)
-    assert new == ("about <!-- bench:demo.t -->1.4 s, <!-- bench:demo.b -->83 KB, "
-                   "<!-- bench:demo.n -->25,700 instructions, <!-- bench:demo.lo,demo.hi -->0.3-0.8 s; "
-                   "the goal is <!-- bench:demo.v -->**met**.")
+    assert new == (
+        "about <!-- bench:demo.t -->1.4 s, <!-- bench:demo.b -->83 KB, "
+        "<!-- bench:demo.n -->25,700 instructions, <!-- bench:demo.lo,demo.hi -->0.3-0.8 s; "
+        "the goal is <!-- bench:demo.v -->**met**."
+    )
     assert not tables.problems(new, tmp_path)

@@ -125,10 +125,13 @@ def addresses(text: str, get: Get, thread: Thread, body: Body) -> list[Any]:
     ]
 
 
-def effect(body: Body, ins: Instruction, get: Get, thread: Thread) -> dict[str, Any]:
-    """Each register ``ins`` writes -> its value after it (None: unknown); a guarded write is the
-    caller's to join with the old value."""
-    written = body.writes(ins)
+def effect(
+    body: Body, ins: Instruction, get: Get, thread: Thread, written: list[str] | tuple[str, ...] | None = None
+) -> dict[str, Any]:
+    """Each register ``ins`` writes (``written``: them, where the caller knows) -> its value after it
+    (None: unknown); a guarded write is the caller's to join with the old value."""
+    if written is None:
+        written = body.writes(ins)
     if not written:
         return {}
     try:
@@ -142,9 +145,47 @@ def effect(body: Body, ins: Instruction, get: Get, thread: Thread) -> dict[str, 
 
 
 _PREDICATE = frozenset(("setp", "elect", "vote", "mbarrier", "testp"))
+_EVALUATED = frozenset(("mov", "cvt", "cvta", "shfl", "ld", "selp", "add", "sub", "or", "and", "xor", "shl",
+                        "shr", "not", "neg", "mul", "mad", "min", "max", "rem", "div", "prmt"))  # fmt: skip
+"""The heads :func:`_evaluate` computes a value for (besides ``setp`` and the predicate logic)."""
+_MEMORY = ("param", "const", "global", "local")
+"""State spaces a load reads no followed value from (only shared memory holds an alloc's address)."""
 
 
-def _evaluate(body: Body, ins: Instruction, written: list[str], get: Get, thread: Thread) -> dict[str, Any]:
+def independent(ins: Instruction) -> bool:
+    """Whether :func:`effect` gives ``ins``'s registers the same values whatever its operands hold: a
+    floating-point operation or comparison (no address, descriptor or stage is computed in floating
+    point), a load from memory other than shared, a rounding ``cvt``, an opcode not followed. What such
+    an instruction reads need not be followed at all.
+
+    >>> from tmemviz.ptx.body import Instruction
+    >>> def ins(text):
+    ...     opcode, _, rest = text.partition(" ")
+    ...     return Instruction(0, 1, text, opcode, opcode.split(".")[0], rest, None, 0)
+    >>> [independent(ins(t)) for t in ("setp.gt.f32 %p1, %f1, %f2", "setp.lt.s32 %p1, %r1, 4",
+    ...  "fma.rn.f32 %f3, %f1, %f2, %f3", "ld.global.u32 %r1, [%rd1]", "ld.shared.u32 %r1, [%r2]",
+    ...  "popc.b32 %r1, %r2", "and.pred %p3, %p1, %p2", "add.s32 %r1, %r2, 1")]
+    [True, False, True, True, False, True, False, False]
+    """
+    head = ins.head
+    if head in NO_DESTINATION:
+        return True
+    parts = ins.opcode.split(".")
+    floating = any(p[:1] == "f" and p[1:].isdigit() for p in parts[1:])
+    if head == "setp":
+        return floating  # conditions.setp: a floating-point comparison is not known
+    if "pred" in parts:
+        return False
+    if floating:
+        return True
+    if head == "ld":
+        return any(p in _MEMORY for p in parts)
+    if head == "cvt" and "rn" in parts:
+        return True
+    return head not in _EVALUATED
+
+
+def _evaluate(body: Body, ins: Instruction, written: Any, get: Get, thread: Thread) -> dict[str, Any]:
     head = ins.head
     if head in NO_DESTINATION:
         return {}
@@ -174,7 +215,7 @@ def _evaluate(body: Body, ins: Instruction, written: list[str], get: Get, thread
     if head == "shfl":  # every lane gets some lane's value of the same register: within what it holds
         return {written[0]: val(1)}
     if head == "ld":
-        if "param" in parts or "const" in parts or "global" in parts or "local" in parts:
+        if any(p in _MEMORY for p in parts):
             return {}
         place = address(ops[1], get, thread, body) if len(ops) == 2 and ops[1].startswith("[") else None
         key = _place(place)

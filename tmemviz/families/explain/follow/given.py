@@ -17,7 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from tmemviz.families.explain.follow.pending import Stored
-from tmemviz.families.explain.follow.values import Pred, number
+from tmemviz.families.explain.follow.values import Pred, Sym, number
+from tmemviz.ptx import constants as c
 
 MAX_GIVEN = 16
 """Values kept per store (the newest): the branches that matter come soon after the store."""
@@ -33,10 +34,38 @@ def known(value: Any) -> bool:
     return n is not None and all(b.exact for b in n)
 
 
+def pinned(
+    facts: frozenset[tuple[str, Any]], regs: dict[str, Any], reg: str, ored: Callable[[], tuple[str, ...]]
+) -> frozenset[tuple[str, Any]]:
+    """The path's facts once a branch found ``reg`` (its value now in ``regs``) equal to one constant: it
+    is pinned; found 0, what an ``or`` just before combined into it (``ored``) is pinned to 0 as well,
+    and set so in ``regs`` (every bit of an OR is 0 only where every bit of each source is; PTX 9.7.8.2
+    ``or``)."""
+    value = regs[reg]
+    out = {f for f in facts if f[0] != reg}
+    if not (type(value) is tuple and len(value) == 1 and value[0].exact):
+        return frozenset(out)
+    out.add((reg, value))
+    if value[0].value == 0:
+        for part in ored():
+            if not _may_be_zero(regs.get(part)):
+                continue  # not a number, or one that cannot be 0: leave it
+            regs[part] = c.const(0, value[0].width)
+            out = {f for f in out if f[0] != part} | {(part, regs[part])}
+    return frozenset(out)
+
+
+def _may_be_zero(v: Any) -> bool:
+    """Whether a register holding ``v`` (None: not known) may hold 0."""
+    if v is None or isinstance(v, Sym):
+        return True
+    return type(v) is tuple and any(not b.value & b.known for b in v)
+
+
 def capture(facts: frozenset[tuple[str, Any]], expression: Callable[[str], Any]) -> Given:
     """The values of the registers pinned on this path (``facts``), for a store made here; and, for each
     whose one definition another register may repeat (``expression``: see
-    :meth:`~tmemviz.families.explain.follow.plan.Plan.expression`), that expression's value, keyed
+    :meth:`~tmemviz.families.explain.follow.proofs.Proofs.expression`), that expression's value, keyed
     ``("=", registers it reads, opcode, *operands)``."""
     out: list[tuple[Any, Any]] = []
     for name, value in sorted(facts, key=lambda f: f[0]):

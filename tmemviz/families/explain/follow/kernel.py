@@ -8,6 +8,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,17 +93,38 @@ def _named(group: tuple[int, ...]) -> str:
 
 
 def analyse(body: Body, explainer: Any, catalog: Any, alone: bool) -> Analysed:
-    """Run ``body`` for every warp (or once); ``alone``: no function it calls may allocate."""
+    """Run ``body`` for every warp (or once); ``alone``: no function it calls may allocate.
+
+    Python's cycle collector is paused meanwhile: the analysis makes millions of short-lived values
+    (freed as they go, by reference counting) that would set it off again and again to scan every object
+    alive, a fifth of check's time on CUTLASS's attention kernels."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _analyse(body, explainer, catalog, alone)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _analyse(body: Body, explainer: Any, catalog: Any, alone: bool) -> Analysed:
     plan = Plan(body)
     places = Places(plan, explainer, catalog, alone)
     out = Analysed(body, plan, places)
     warps = body.warps
+    # Whether the slice reads the thread's position, what evaluated instructions read included even
+    # where their values do not depend on it (the whole slice holds the one that is followed).
     positional = any(
         any(p in ins.text for p in _POSITION)
-        for ins in body.instructions
+        for ins in plan.instructions
         if ins.index in plan.relevant
+    ) or any(
+        any(p in ins.text for p in _POSITION)
+        for ins in plan.instructions
+        if ins.index in plan.whole
     )  # fmt: skip
-    if warps is None and len(plan.relevant) <= MAX_UNBOUNDED:
+    if warps is None and len(plan.whole) <= MAX_UNBOUNDED:
         warps, out.bounded = MAX_WARPS, False  # any launch: up to 1024 threads
     positions: list[int | None] = (
         list(range(warps)) if warps is not None and warps <= MAX_WARPS and positional else [None]

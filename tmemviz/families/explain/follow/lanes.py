@@ -37,11 +37,11 @@ class Lanes:
         """Registers whose value may differ between the lanes of one warp: from the instructions that read
         the lane's position, along the registers each writes to the instructions that read them. Only
         the plan's slice is followed: it holds every instruction a branch's or exit's predicate is
-        computed from (:attr:`~tmemviz.families.explain.follow.plan.Plan.relevant`), all this asks about."""
+        computed from (:attr:`~tmemviz.families.explain.follow.plan.Plan.whole`), all this asks about."""
         readers: dict[str, list[Instruction]] = {}
         todo: list[Instruction] = []
-        relevant = self.plan.relevant
-        for ins in self.body.instructions:
+        relevant = self.plan.whole
+        for ins in self.plan.instructions:
             if ins.index not in relevant:
                 continue
             for r in self.plan.reads(ins):
@@ -83,10 +83,7 @@ class Lanes:
     @cached_property
     def thread_x(self) -> frozenset[str]:
         """Registers that only ever hold ``%tid.x`` itself (one definition, a move from it)."""
-        defs: dict[str, list[Instruction]] = {}
-        for ins in self.body.instructions:
-            for w in self.plan.writes(ins):
-                defs.setdefault(w, []).append(ins)
+        defs: dict[str, list[Instruction]] = self.plan.defs
         return frozenset(
             r for r, found in defs.items()
             if len(found) == 1 and found[0].head == "mov" and found[0].text.rstrip().endswith("%tid.x")

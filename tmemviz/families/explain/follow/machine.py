@@ -11,22 +11,22 @@ agrees on, for a thread of one warp (:class:`~tmemviz.families.explain.follow.ev
 * the tcgen05.ld not yet waited for (:mod:`tmemviz.families.explain.follow.pending`) and the tcgen05.st
   likewise.
 
-:func:`solve` runs the problem to its fixed point; :meth:`Machine.trace` then goes over each reachable
-block once more and notes what the rules judge (:class:`Trace`). Pure: no I/O.
+:func:`solve` runs the problem to its fixed point, each block's transfer noting what the rules judge
+(:class:`~tmemviz.families.explain.follow.trace.Trace`); :meth:`Machine.trace` keeps what each block's
+last transfer, from its final state, noted (a pass over the solution would note the same, and costs a
+third of the solve). Pure: no I/O.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from tmemviz.families.explain.follow import given as g
 from tmemviz.families.explain.follow.conditions import NEVER, refine
 from tmemviz.families.explain.follow.evaluate import Thread
-from tmemviz.families.explain.follow.operands import Operands, Spot
+from tmemviz.families.explain.follow.operands import Operands
 from tmemviz.families.explain.follow.pending import (
     RELEASES,
-    Hazard,
     Pending,
     Stored,
     after_other,
@@ -34,81 +34,13 @@ from tmemviz.families.explain.follow.pending import (
     joined,
     unchanged,
 )
-from tmemviz.families.explain.follow.values import Pred, Sym, Vec, join, widen
+from tmemviz.families.explain.follow.state import FREED, HELD, NONE, State
+from tmemviz.families.explain.follow.trace import Access, Split, Trace
+from tmemviz.families.explain.follow.values import Pred, Vec, join, widen
 from tmemviz.flow.dataflow import solve
-from tmemviz.ptx import constants as c
 from tmemviz.ptx.body import Instruction
 
-NONE, HELD, FREED = "none", "held", "freed"
 ACCESSES = frozenset(("ld", "st", "cp", "mma", "shift"))
-
-
-class Split(Exception):
-    """A group's warps part ways here (a branch or a guard that is true in some, false in others): they
-    are run again in the groups ``parts``."""
-
-    def __init__(self, parts: list[tuple[int, ...]]) -> None:
-        super().__init__("the group's warps part ways")
-        self.parts = parts
-
-
-@dataclass
-class State:
-    regs: dict[str, Any]
-    life: dict[Any, frozenset[str]]
-    pending: tuple[Pending, ...] = ()
-    stored: tuple[Stored, ...] = ()
-    waited: frozenset[int] = frozenset()
-    """The loads a ``tcgen05.wait::ld`` on the way here waited for (and not issued again since): where
-    paths join, such a load pending on another path is ordered by ptxas (:func:`pending.joined`)."""
-    facts: frozenset[tuple[str, Any]] = frozenset()
-    """Registers a branch on the way here pinned to one constant, with that constant (what a store made
-    here carries; kept where paths join while both agree, live there or not)."""
-
-    def again(self, regs: dict[str, Any] | None = None, stored: tuple[Stored, ...] | None = None) -> State:
-        """This state on another edge (the same objects, shared until one is changed)."""
-        return State(
-            self.regs if regs is None else regs, self.life, self.pending,
-            self.stored if stored is None else stored, self.waited, self.facts,
-        )  # fmt: skip
-
-    def status(self, key: Any) -> frozenset[str]:
-        return self.life.get(key, frozenset((NONE,)))
-
-
-@dataclass
-class Access:
-    ins: Instruction
-    op: str
-    key: Any
-    """The allocation its address is in (None: not known)."""
-    spots: list[tuple[Any, list[Spot]]]
-    """(touch, its spots) per operand."""
-    status: frozenset[str]
-
-
-@dataclass
-class Trace:
-    """What one group of warps (or any thread) saw at each instruction the rules judge."""
-
-    warps: tuple[int, ...] | None
-    blocks: set[int] = field(default_factory=set)
-    accesses: list[Access] = field(default_factory=list)
-    allocs: list[tuple[Instruction, Any, dict[Any, frozenset[str]], int | None]] = field(default_factory=list)
-    """Each alloc run: its key, what every allocation's status was before it, its nCols."""
-    deallocs: list[tuple[Instruction, Any, frozenset[str], int | None]] = field(default_factory=list)
-    exits: list[tuple[int, dict[Any, frozenset[str]]]] = field(default_factory=list)
-    hazards: list[Hazard] = field(default_factory=list)
-    barriers: list[tuple[Instruction, frozenset[Any] | None]] = field(default_factory=list)
-    """Each mbarrier instruction run and the places its address may name (None: not known)."""
-    waits: set[Any] = field(default_factory=set)
-    """The mbarriers this warp waits on (``mbarrier.try_wait``/``test_wait``), by place; None: one whose
-    place is not known."""
-
-    @property
-    def warp(self) -> int | None:
-        """The group's first warp (None: any thread)."""
-        return self.warps[0] if self.warps else None
 
 
 class Machine(Operands):
@@ -122,6 +54,11 @@ class Machine(Operands):
         self.body = plan.body
         self.relevant = plan.relevant
         self._trace: Trace | None = None
+        self._records: dict[int, Trace] | None = None
+        """While solving: each block's record from its latest transfer (see :meth:`trace`)."""
+        self._exact = False
+        self._solved: dict[int, Trace] = {}
+        self._barriers: dict[tuple[Any, ...], frozenset[Any] | None] = {}
 
     # -- the lattice ---------------------------------------------------------------------------------
     def join(self, a: State, b: State) -> State:
@@ -130,9 +67,12 @@ class Machine(Operands):
             regs = ra
         else:  # most registers agree (paths from one place): only the others are joined
             regs = dict(ra)
-            for k in {k for k, _ in ra.items() ^ rb.items()}:
-                v, w = ra.get(k), rb.get(k)
-                j = join(v, w) if v is not None and w is not None else None
+            get = rb.get
+            # A register in one state only is dropped (nothing known on the other path).
+            differ = [k for k, v in ra.items() if (w := get(k)) is not v and w != v]
+            for k in differ:
+                v, w = ra[k], get(k)
+                j = join(v, w) if w is not None else None
                 if j is None:
                     regs.pop(k, None)
                 else:
@@ -164,20 +104,52 @@ class Machine(Operands):
 
     # -- running -------------------------------------------------------------------------------------
     def solve(self) -> dict[int, State]:
-        return solve(self.plan.graph, State({}, {}), self)
+        self._records = {}
+        assigned = self.keys.assigned
+        try:
+            states = solve(self.plan.graph, State({}, {}), self)
+        finally:
+            records, self._records = self._records, None
+        # A block's last transfer in the worklist was from its final state: what it noted is what a pass
+        # over the solution would note, unless the allocations' aliases changed on the way (then that
+        # pass is made).
+        self._exact = self.keys.assigned == assigned
+        self._solved = records
+        return states
 
     def trace(self, states: dict[int, State]) -> Trace:
         trace = Trace(self.thread.warps)
+        records = self._solved if self._exact else {}
+        if all(b in records for b in states):
+            for b in sorted(states):
+                record = records[b]
+                if record.split is not None:
+                    raise Split(record.split)
+                trace.blocks.add(b)
+                trace.extend(record)
+            return trace
         self._trace = trace
         try:
             for b, state in sorted(states.items()):
                 trace.blocks.add(b)
-                self.transfer(b, state)
+                self._transfer(b, state)
         finally:
             self._trace = None
         return trace
 
     def transfer(self, block: int, state: State) -> dict[int, State]:
+        records = self._records
+        if records is None:
+            return self._transfer(block, state)
+        record = self._trace = Trace(self.thread.warps)
+        try:
+            out = self._transfer(block, state)
+        finally:
+            self._trace = None
+        records[block] = record
+        return out
+
+    def _transfer(self, block: int, state: State) -> dict[int, State]:
         s = State(dict(state.regs), dict(state.life), state.pending, state.stored, state.waited, state.facts)
         code, watched = self.plan.code[block], self.plan.watched[block]
         # The evaluated instructions and the releases; every one while a load's registers are unread
@@ -186,18 +158,18 @@ class Machine(Operands):
         end = len(code)
         relevant, watched_at, touched = self.relevant, self.plan.releases, self.plan.touched
         plain, effect, thread = self.plan.plain, self.plan.effect, self.thread
+        seen: tuple[Pending, ...] | None = None
+        hot: frozenset[str] = frozenset()
         while at < end:
-            hot = [p.regs for p in s.pending if p.regs]
+            if s.pending is not seen:  # the loads' registers, again only when the loads change
+                seen = s.pending
+                hot = frozenset().union(*(p.regs for p in seen))
             if hot:
                 ins = code[at]
                 at += 1
                 # An instruction the analysis does not evaluate, no release, reading and writing none of
                 # the loads' registers: nothing to do.
-                if (
-                    ins.index in relevant
-                    or ins.index in watched_at
-                    or not all(h.isdisjoint(touched(ins)) for h in hot)
-                ):
+                if ins.index in relevant or ins.index in watched_at or not hot.isdisjoint(touched(ins)):
                     self._step(ins, s)
                 continue
             while k < len(watched) and watched[k] < at:
@@ -301,9 +273,16 @@ class Machine(Operands):
         b = graph.blocks[block]
         code = self.plan.code[block]
         last = code[-1] if code and code[-1].index == b.end - 1 else None
-        if b.exits and self._trace is not None and (last is None or self._guard(last, s.regs) is not False):
-            line = last.line if last is not None and last.head in ("ret", "exit") else self.body_end()
-            self._trace.exits.append((line, dict(s.life)))
+        if b.exits and self._trace is not None:
+            try:
+                runs = last is None or self._guard(last, s.regs) is not False
+            except Split as split:
+                if self._records is None:
+                    raise
+                self._trace.split, runs = split.parts, False  # raised only if it is the block's last record
+            if runs:
+                line = last.line if last is not None and last.head in ("ret", "exit") else self.body_end()
+                self._trace.exits.append((line, dict(s.life)))
         if not b.succ:
             return {}
         if last is None or last.guard is None or last.head not in ("bra", "brx", "ret", "exit", "trap"):
@@ -346,7 +325,7 @@ class Machine(Operands):
             return s.again()
         reg = p.cond[1]
         current = s.regs.get(reg)
-        fresh = len(p.cond) > 6 and self.plan.unwritten(p.cond[6], reg, block)
+        fresh = len(p.cond) > 6 and self.plan.proofs.unwritten(p.cond[6], reg, block)
         refined = refine(p.cond, truth, current, fresh)
         if refined is NEVER:
             return None
@@ -355,17 +334,8 @@ class Machine(Operands):
         if refined is current or refined is None:
             return State(regs, s.life, s.pending, s.stored, s.waited, s.facts)
         regs[reg] = refined
-        facts = {f for f in s.facts if f[0] != reg}
-        if len(refined) == 1 and refined[0].exact:
-            facts.add((reg, refined))
-            if refined[0].value == 0:
-                for part in self.plan.ored(block, reg):
-                    was = regs.get(part)
-                    if not _may_be_zero(was):
-                        continue  # not a number, or one that cannot be 0: leave it
-                    regs[part] = c.const(0, refined[0].width)
-                    facts = {f for f in facts if f[0] != part} | {(part, regs[part])}
-        return State(regs, s.life, s.pending, s.stored, s.waited, frozenset(facts))
+        facts = g.pinned(s.facts, regs, reg, lambda: self.plan.proofs.ored(block, reg))
+        return State(regs, s.life, s.pending, s.stored, s.waited, facts)
 
     # -- tcgen05 -------------------------------------------------------------------------------------
     def _tcgen05(self, ins: Instruction, s: State, maybe: bool) -> None:
@@ -374,8 +344,8 @@ class Machine(Operands):
         trace = self._trace
         given = ()
         if op == "st" and s.facts:
-            block = self.plan.block_of(ins.index)
-            given = g.capture(s.facts, lambda reg: self.plan.expression(reg, block))
+            block, proofs = self.plan.graph.block_of(ins.index), self.plan.proofs
+            given = g.capture(s.facts, lambda reg: proofs.expression(reg, block))
         if op == "wait" and parts[1] == "wait::ld" and s.pending:
             s.waited = s.waited | {p.index for p in s.pending}
         elif op == "ld" and ins.index in s.waited:
@@ -402,13 +372,6 @@ class Machine(Operands):
             )
         if op == "ld" and ins.index in self.relevant:
             self._assign(ins, s, maybe)
-
-
-def _may_be_zero(v: Any) -> bool:
-    """Whether a register holding ``v`` (None: not known) may hold 0."""
-    if v is None or isinstance(v, Sym):
-        return True
-    return type(v) is tuple and any(not b.value & b.known for b in v)
 
 
 def _carrying(stored: tuple[Stored, ...]) -> bool:

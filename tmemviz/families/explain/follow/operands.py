@@ -38,6 +38,7 @@ class Operands:
     body: Any
     thread: Any
     keys: Any
+    _barriers: dict[tuple[Any, ...], frozenset[Any] | None]
 
     def address_value(self, ins: Instruction, regs: dict[str, Any]) -> Any:
         """The value of the register in the instruction's first ``[...]`` operand (a dealloc's first)."""
@@ -56,24 +57,33 @@ class Operands:
 
     def barrier(self, ins: Instruction, regs: dict[str, Any]) -> frozenset[Any] | None:
         """The places of the mbarrier an instruction's ``[...]`` operand may name (one per pipeline stage
-        its address may hold); None when not known."""
+        its address may hold); None when not known. Remembered by the values of the registers the
+        operand names (a thread position is one machine's throughout): the solve meets each mbarrier
+        instruction round after round with the same values."""
         try:
             operands = ins.parsed.operands
         except TmemvizError:
             return None
         for o in operands:
             if o.startswith("["):
-                places: set[Any] = set()
-                for v in addresses(o, regs.get, self.thread, self.body):
-                    if isinstance(v, Sym):
-                        base, offset = v.base, v.offset
-                    else:
-                        base, offset = ("abs",), number(v)
-                    if offset is None or not all(b.exact for b in offset):
-                        return None
-                    places.update((base, b.value) for b in offset)
-                return frozenset(places)
+                key = (ins.index, *(regs.get(r) for r in self.body.registers(o)))
+                remembered = self._barriers.get(key, self)
+                if remembered is self:
+                    remembered = self._barriers[key] = self._places(o, regs)
+                return remembered
         return None
+
+    def _places(self, o: str, regs: dict[str, Any]) -> frozenset[Any] | None:
+        places: set[Any] = set()
+        for v in addresses(o, regs.get, self.thread, self.body):
+            if isinstance(v, Sym):
+                base, offset = v.base, v.offset
+            else:
+                base, offset = ("abs",), number(v)
+            if offset is None or not all(b.exact for b in offset):
+                return None
+            places.update((base, b.value) for b in offset)
+        return frozenset(places)
 
     def columns(self, ins: Instruction, regs: dict[str, Any]) -> int | None:
         try:

@@ -90,7 +90,9 @@ class Hazard:
 
 
 def joined(
-    a: tuple[Pending, ...], b: tuple[Pending, ...], a_waited: frozenset[int] = frozenset(),
+    a: tuple[Pending, ...],
+    b: tuple[Pending, ...],
+    a_waited: frozenset[int] = frozenset(),
     b_waited: frozenset[int] = frozenset(),
 ) -> tuple[Pending, ...]:
     """Loads pending on either path. Where paths join, ptxas makes a load's scoreboard agree: a load

@@ -13,7 +13,6 @@ address the analysis cannot follow is then in that one allocation (``sole``). Pu
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from tmemviz.errors import TmemvizError
@@ -23,6 +22,8 @@ from tmemviz.families.explain.follow.values import Sym, Vec, exact
 from tmemviz.ptx.body import Instruction
 
 Key = Any
+_SPECIAL_KNOWN = ("%laneid", "%warpid")
+"""Special registers :func:`~tmemviz.families.explain.follow.evaluate.operand` may know without a thread."""
 ABSOLUTE = ("absolute",)
 """The key of addresses given as numbers: comparable with one another only (no allocation's)."""
 """``(base, byte offset)`` of the shared-memory slot, or ``("alloc", index)`` when that is not known."""
@@ -31,13 +32,9 @@ ABSOLUTE = ("absolute",)
 class Places:
     def __init__(self, plan: Any, explainer: Any, catalog: Any, alone: bool) -> None:
         self.plan, self.explainer, self.catalog, self.alone = plan, explainer, catalog, alone
-        body = plan.body
         self.allocs = [i for i in plan.tcgen05 if i.opcode.startswith("tcgen05.alloc")]
-        counts: Counter[str] = Counter()
-        for ins in body.instructions:
-            counts.update(plan.writes(ins))
-        self._once = {r for r, n in counts.items() if n == 1}
-        self._defs = {w: ins for ins in body.instructions for w in plan.writes(ins) if w in self._once}
+        # The registers written once (by one instruction, once in it), and that instruction.
+        self._defs = {r: found[0] for r, found in plan.defs.items() if len(found) == 1}
         self._statics: dict[str, Any] = {}
         self._anywhere = Thread(None, None)
         self.static: dict[int, Key] = {}
@@ -49,6 +46,8 @@ class Places:
         """Places an ordinary store writes: a slot among them may hold something else when read."""
         self.known: set[Key] = set(self.static.values()) - self.clobbered
         self.aliases: dict[Key, Key] = {}
+        self.assigned = 0
+        """How many times an alias was set (a machine's notes made before one may be stale)."""
         self.sole: Key = None
         if alone and len(self.allocs) == 1:
             self.sole = self.static.get(self.allocs[0].index, ("alloc", self.allocs[0].index))
@@ -59,16 +58,32 @@ class Places:
         out: set[Key] = set()
         if not self.static:
             return out
-        for ins in self.plan.body.instructions:
+        for ins in self.plan.instructions:
             if (
                 ins.head in ("st", "atom", "red")
                 and ".global" not in ins.opcode
                 and ".param" not in ins.opcode
             ):
+                if not self._may_be_static(ins):
+                    continue
                 key = self._static_slot(ins)
                 if key is not None:
                     out.add(key)
         return out
+
+    def _may_be_static(self, ins: Instruction) -> bool:
+        """False when ``ins``'s first ``[...]`` names a register written more than once (or never): its
+        place is then not known from the registers written once (:meth:`_static_slot` says None), found
+        without reading the statement (a kernel has hundreds of ordinary stores)."""
+        rest = ins.rest
+        start = rest.find("[")
+        end = rest.find("]", start)
+        if start < 0 or end < 0:
+            return True
+        for name in self.plan.body.registers(rest[start : end + 1]):
+            if name not in self._defs and name not in _SPECIAL_KNOWN:
+                return False
+        return True
 
     def _static(self, name: str, depth: int = 0) -> Any:
         """What a register written once holds, from its one definition (None: not known); remembered."""
@@ -111,6 +126,7 @@ class Places:
         key = self.sole if self.sole is not None else (place or ("alloc", ins.index))
         if place is not None and place not in self.clobbered:
             self.aliases[place] = key  # its slot, as this thread position computes it
+            self.assigned += 1
         return key
 
     def base_key(self, value: Any) -> Key:

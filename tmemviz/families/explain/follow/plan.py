@@ -15,14 +15,13 @@ from functools import cached_property
 from typing import Any
 
 from tmemviz.errors import TmemvizError
-from tmemviz.families.explain.follow.evaluate import effect
+from tmemviz.families.explain.follow.evaluate import effect, independent
 from tmemviz.families.explain.follow.pending import RELEASES
+from tmemviz.families.explain.follow.proofs import Proofs
 from tmemviz.families.explain.follow.values import Vec, element, vec
 from tmemviz.flow.cfg import Graph, build
 from tmemviz.ptx.body import Body, Instruction, Label
 
-PURE = frozenset(("and", "or", "xor", "not", "shl", "shr", "add", "sub", "mul", "min", "max", "cvt", "mov"))
-"""Integer instructions whose result depends only on what they read: two with the same operands agree."""
 MAX_REMEMBERED = 1 << 16
 _NOT_PASSABLE = frozenset(("tcgen05", "bar", "barrier", "setmaxnreg", "ret", "exit", "trap", "brx"))
 """Evaluations kept per function (a bound on memory, whatever the function)."""
@@ -44,12 +43,17 @@ class Plan:
         self._touched: dict[int, frozenset[str]] = {}
         self._writes: dict[int, tuple[str, ...]] = {}
         self._passable: dict[int, bool] = {}
-        self._unwritten: dict[tuple[int, str, int], bool] = {}
+        self._fixed: dict[int, dict[str, Any]] = {}
 
     def effect(self, ins: Instruction, regs: dict[str, Any], thread: Any) -> dict[str, Any]:
         """:func:`~tmemviz.families.explain.follow.evaluate.effect`, remembered by what it depends on (the
         values it reads, and the warp where it reads the thread's position): warps and the rounds of a
         loop meet the same statement with the same values again and again."""
+        if ins.index in self.fixed:  # the same whatever it reads: worked out once
+            found = self._fixed.get(ins.index)
+            if found is None:
+                found = self._fixed[ins.index] = effect(self.body, ins, lambda _: None, thread)
+            return found
         reads = self.reads(ins)
         values = tuple(map(regs.get, reads))
         if thread.size > 1 and (ins.index in self.positional or any(type(v) is Vec for v in values)):
@@ -68,7 +72,7 @@ class Plan:
             if len(self._effects) > MAX_REMEMBERED:
                 self._effects.clear()
             get = dict(zip(reads, values, strict=True)).get
-            found = self._effects[key] = effect(self.body, ins, get, thread)
+            found = self._effects[key] = effect(self.body, ins, get, thread, self.writes(ins))
         return found
 
     def passable(self, block: int) -> bool:
@@ -88,13 +92,21 @@ class Plan:
         meet = graph.ipdom.get(block, -1)
         if meet < 0:
             return False
-        region = graph.reaches(graph.blocks[block].succ, avoiding=frozenset((meet,)))
-        if block in region:  # a loop whose rounds the warps may count differently
-            return False
         live, releases, relevant = self.live[meet], self.releases, self.relevant
-        for b in region:
-            if graph.blocks[b].exits:
+        # The region from the branch to where both ways meet, walked until something in it is not plain.
+        blocks = graph.blocks
+        seen: set[int] = set()
+        stack = [x for x in blocks[block].succ if x != meet]
+        while stack:
+            b = stack.pop()
+            if b in seen:
+                continue
+            seen.add(b)
+            if b == block:  # a loop whose rounds the warps may count differently
                 return False
+            if blocks[b].exits:
+                return False
+            stack.extend(x for x in blocks[b].succ if x != meet and x not in seen)
             for ins in self.code[b]:
                 if ins.head in _NOT_PASSABLE or ins.index in releases:
                     return False
@@ -104,104 +116,15 @@ class Plan:
                     return False
         return True
 
-    def unwritten(self, at: int, reg: str, block: int) -> bool:
-        """Whether no path from the instruction at index ``at`` (a ``setp``) to the end of ``block``
-        writes ``reg`` without running that instruction again: what the comparison learnt of ``reg``
-        still holds where ``block``'s branch reads the predicate."""
-        key = (at, reg, block)
-        found = self._unwritten.get(key)
-        if found is None:
-            found = self._unwritten[key] = self._unwritten_paths(at, reg, block)
-        return found
-
-    def _unwritten_paths(self, at: int, reg: str, block: int) -> bool:
-        where = self._where.get(at)
-        if where is None:
-            return False
-        home, k = where
-        code = self.code
-
-        def writes(ins: Instruction) -> bool:
-            return reg in self.writes(ins)
-
-        if home == block:
-            return not any(writes(i) for i in code[block][k + 1 :])
-        if any(writes(i) for i in code[home][k + 1 :]) or any(writes(i) for i in code[block]):
-            return False
-        graph, avoid = self.graph, frozenset((home,))
-        forward = graph.reaches(graph.blocks[home].succ, avoiding=avoid)
-        if block not in forward:
-            return False
-        backward: set[int] = set()
-        stack = [p for p in graph.blocks[block].pred if p != home]
-        while stack:
-            b = stack.pop()
-            if b in backward:
-                continue
-            backward.add(b)
-            stack.extend(p for p in graph.blocks[b].pred if p != home and p not in backward)
-        return not any(writes(i) for b in forward & backward for i in code[b])
-
-    def expression(self, reg: str, block: int) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-        """``reg``'s value as an expression another register may repeat: ``((opcode, *operands),
-        registers read)`` when one unguarded integer instruction writes it in the whole function
-        (:data:`PURE`) and nothing writes what it reads on any path from it to the end of ``block``
-        (CUTLASS tests ``and.b32 %r, %tile, 255`` twice, in two registers). None otherwise."""
-        defs = self._defs.get(reg)
-        if defs is None or len(defs) != 1:
-            return None
-        ins = defs[0]
-        if ins.guard is not None or ins.opcode.split(".")[0] not in PURE:
-            return None
-        operands = tuple(o.strip() for o in ins.rest.split(",")[1:])
-        reads = self.reads(ins)
-        if not all(self.unwritten(ins.index, r, block) for r in reads):
-            return None
-        return (ins.opcode, *operands), reads
-
-    def block_of(self, index: int) -> int:
-        """The block holding the instruction at ``index``."""
-        return self._where[index][0]
-
     @cached_property
-    def _defs(self) -> dict[str, list[Instruction]]:
-        out: dict[str, list[Instruction]] = defaultdict(list)
-        for ins in self.body.instructions:
-            for r in self.writes(ins):
-                out[r].append(ins)
-        return out
-
-    @cached_property
-    def _where(self) -> dict[int, tuple[int, int]]:
-        """Each instruction's block and place in its code."""
-        return {ins.index: (b, k) for b, code in enumerate(self.code) for k, ins in enumerate(code)}
-
-    def ored(self, block: int, reg: str) -> tuple[str, ...]:
-        """The registers an unguarded ``or`` in ``block`` combined into ``reg``, when that ``or`` is the
-        block's last write of ``reg`` and none of them is written after it in the block (so they still
-        hold what was ORed where the block ends); nested ``or``s are followed. () otherwise."""
-        code = self.code[block]
-        out: list[str] = []
-        todo = [reg]
-        while todo:
-            r = todo.pop()
-            for k in range(len(code) - 1, -1, -1):
-                ins = code[k]
-                if r not in self.writes(ins):
-                    continue
-                parts = self.reads(ins)
-                if ins.guard is None and ins.opcode.split(".")[0] == "or" and ins.opcode != "or.pred":
-                    after = {w for i in code[k + 1 :] for w in self.writes(i)}
-                    if after.isdisjoint(parts):
-                        out.extend(parts)
-                        todo.extend(parts)
-                break
-        return tuple(dict.fromkeys(out))
+    def proofs(self) -> Proofs:
+        """What a branch proved about registers, and how long it holds (the path facts' questions)."""
+        return Proofs(self)
 
     @cached_property
     def positional(self) -> frozenset[int]:
         """The instructions that read the thread's position (``%tid``, ``%laneid``, ``%warpid``)."""
-        return frozenset(i.index for i in self.body.instructions if "%tid" in i.text or "%laneid" in i.text
+        return frozenset(i.index for i in self.instructions if "%tid" in i.text or "%laneid" in i.text
                          or "%warpid" in i.text)  # fmt: skip
 
     @cached_property
@@ -210,7 +133,7 @@ class Plan:
         they do is give their registers values."""
         releases = self.releases
         return frozenset(
-            i.index for i in self.body.instructions
+            i.index for i in self.instructions
             if i.index in self.relevant and i.guard is None and i.head not in ("tcgen05", "mbarrier")
             and i.index not in releases
         )  # fmt: skip
@@ -219,7 +142,7 @@ class Plan:
     def releases(self) -> frozenset[int]:
         """The instructions that let other threads go on (:data:`~tmemviz.families.explain.follow.pending.
         RELEASES`)."""
-        return frozenset(i.index for i in self.body.instructions if i.opcode.startswith(RELEASES))
+        return frozenset(i.index for i in self.instructions if i.opcode.startswith(RELEASES))
 
     def touched(self, ins: Instruction) -> frozenset[str]:
         """The registers ``ins`` reads or writes."""
@@ -242,12 +165,32 @@ class Plan:
 
     @cached_property
     def tcgen05(self) -> list[Instruction]:
-        return [i for i in self.body.instructions if i.head == "tcgen05"]
+        return [i for i in self.instructions if i.head == "tcgen05"]
 
     @cached_property
     def relevant(self) -> frozenset[int]:
-        """Indices of the instructions the analysis evaluates (see the module's docstring)."""
-        return self._slice(branches=True)[0]
+        """Indices of the instructions the analysis evaluates (see the module's docstring). What an
+        instruction whose values do not depend on its operands reads (:func:`~tmemviz.families.explain.
+        follow.evaluate.independent`: the floating-point work of an attention kernel's softmax, whose
+        comparisons steer its loops) is not followed."""
+        return self._cut[0]
+
+    @cached_property
+    def whole(self) -> frozenset[int]:
+        """:attr:`relevant` with what every instruction reads followed, independent ones too: what the
+        questions about the thread's position ask (does a branch depend on it, may it differ between
+        lanes), which :attr:`relevant` need not answer. Grown from :attr:`relevant`'s slice."""
+        chosen, seen, skipped = self._cut
+        return self._close(set(chosen), set(seen), list(skipped), False)[0]
+
+    @cached_property
+    def _cut(self) -> tuple[frozenset[int], frozenset[str], list[str]]:
+        return self._slice(branches=True)
+
+    @cached_property
+    def fixed(self) -> frozenset[int]:
+        """The evaluated instructions whose values do not depend on what they read."""
+        return frozenset(i.index for i in self.instructions if i.index in self.relevant and independent(i))
 
     @cached_property
     def counted(self) -> frozenset[str]:
@@ -256,16 +199,26 @@ class Plan:
         widened at once, so that loops settle in a few rounds."""
         return self._slice(branches=False)[1]
 
-    def _slice(self, branches: bool) -> tuple[frozenset[int], frozenset[str]]:
-        """The instructions that compute the registers tcgen05 and mbarrier instructions read (and, with
-        ``branches``, the predicates of branches), and those registers."""
-        body = self.body
+    @cached_property
+    def instructions(self) -> list[Instruction]:
+        return list(self.body.instructions)
+
+    @cached_property
+    def defs(self) -> dict[str, list[Instruction]]:
+        """Register -> the instructions that write it."""
         defs: dict[str, list[Instruction]] = defaultdict(list)
-        needed: list[str] = []
-        chosen: set[int] = set()
-        for ins in body.instructions:
+        for ins in self.instructions:
             for r in self.writes(ins):
                 defs[r].append(ins)
+        return defs
+
+    def _slice(self, branches: bool) -> tuple[frozenset[int], frozenset[str], list[str]]:
+        """The instructions that compute the registers tcgen05 and mbarrier instructions read (and, with
+        ``branches``, the predicates of branches), and those registers, not through the operands of an
+        instruction whose values do not depend on them (only through its guard); and those operands."""
+        needed: list[str] = []
+        chosen: set[int] = set()
+        for ins in self.instructions:
             if ins.head == "tcgen05":
                 chosen.add(ins.index)
                 needed.extend(self._followed(ins))
@@ -275,7 +228,16 @@ class Plan:
             elif branches and ins.head in ("bra", "brx", "ret", "exit", "trap") and ins.guard is not None:
                 chosen.add(ins.index)
                 needed.extend(self.reads(ins))
-        seen: set[str] = set()
+        return self._close(chosen, set(), needed, True)
+
+    def _close(
+        self, chosen: set[int], seen: set[str], needed: list[str], cut: bool
+    ) -> tuple[frozenset[int], frozenset[str], list[str]]:
+        """Every definition of each needed register chosen, and what it reads needed, to a fixed point
+        (``seen``: the registers whose definitions are chosen already); with ``cut``, an independent
+        instruction's operands are set aside (the third result) instead."""
+        defs = self.defs
+        skipped: list[str] = []
         while needed:
             r = needed.pop()
             if r in seen:
@@ -284,8 +246,12 @@ class Plan:
             for ins in defs.get(r, ()):
                 if ins.index not in chosen:
                     chosen.add(ins.index)
-                    needed.extend(self.reads(ins))
-        return frozenset(chosen), frozenset(seen)
+                    if cut and independent(ins):
+                        needed.extend(self.body.registers(ins.guard) if ins.guard else ())
+                        skipped.extend(self.reads(ins))
+                    else:
+                        needed.extend(self.reads(ins))
+        return frozenset(chosen), frozenset(seen), skipped
 
     @cached_property
     def watched(self) -> list[list[int]]:
@@ -316,17 +282,23 @@ class Plan:
             defs.append(kill)
         blocks = self.graph.blocks
         live: list[set[str]] = [set(u) for u in uses]
-        changed = True
-        while changed:
-            changed = False
-            for b in reversed(range(len(blocks))):
-                out: set[str] = set()
-                for succ in blocks[b].succ:
-                    out |= live[succ]
-                new = uses[b] | (out - defs[b])
-                if len(new) != len(live[b]):
-                    live[b] = new
-                    changed = True
+        # A worklist, the last block first; a block whose live set grew sends its predecessors round
+        # again (sets only grow from the uses, so a size is enough to see a change).
+        work = list(range(len(blocks)))
+        queued = [True] * len(blocks)
+        while work:
+            b = work.pop()
+            queued[b] = False
+            out: set[str] = set()
+            for succ in blocks[b].succ:
+                out |= live[succ]
+            new = uses[b] | (out - defs[b])
+            if len(new) != len(live[b]):
+                live[b] = new
+                for p in blocks[b].pred:
+                    if not queued[p]:
+                        queued[p] = True
+                        work.append(p)
         return [frozenset(x) for x in live]
 
     def _followed(self, ins: Instruction) -> list[str]:

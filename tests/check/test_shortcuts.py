@@ -1,0 +1,147 @@
+"""The analysis's shortcuts give what the plain computation gives, on every compiled kernel of
+tests/kernels: a block's notes kept from its last transfer (not a pass over the solution), instructions
+whose values do not depend on their operands not followed through them, the lane questions' slice grown
+from the evaluated one, liveness by a worklist, the cycle collector paused and restored."""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import tmemviz
+from tmemviz.families.explain.follow import follower
+from tmemviz.families.explain.follow.evaluate import Thread, effect, independent
+from tmemviz.families.explain.follow.kernel import Analysed
+from tmemviz.families.explain.follow.machine import Machine
+from tmemviz.families.explain.follow.plan import Plan
+from tmemviz.families.explain.follow.trace import Split
+from tmemviz.families.explain.follow.values import ZERO, Sym
+from tmemviz.ptx import constants as c
+
+KERNELS = sorted((Path(__file__).resolve().parents[1] / "kernels").glob("*.ptx"))
+
+
+def analysed(path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Analysed]:
+    """Every function of ``path`` with tcgen05, as check analysed it."""
+    found: list[Analysed] = []
+    original = follower.analyse
+
+    def keep(*args: Any) -> Analysed:
+        a = original(*args)
+        found.append(a)
+        return a
+
+    monkeypatch.setattr(follower, "analyse", keep)
+    tmemviz.check(str(path))
+    assert found, f"{path.name} has no function with tcgen05"
+    return found
+
+
+@pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
+def test_notes_kept_from_the_solve_are_those_of_a_pass_over_it(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compared = 0
+    for a in analysed(path, monkeypatch):
+        for t in a.traces:
+            machine = Machine(a.plan, Thread(t.warps, a.body.ntid), a.places)
+            states = machine.solve()
+            try:
+                kept = machine.trace(states)
+            except Split:
+                continue  # the group parts ways at an exit: analyse splits it (the pass raises the same)
+            machine._exact = False  # the pass over the solution, as check made it before
+            assert machine.trace(states) == kept
+            compared += 1
+    assert compared
+
+
+@pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
+def test_independent_instructions_give_the_same_whatever_they_read(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What :func:`independent` says of every instruction the slices meet holds: effect is the same
+    whatever its operands hold (nothing known, a constant, a base plus an offset, a predicate's)."""
+    getters = [
+        lambda _: None,
+        lambda _: c.const(4),
+        lambda _: Sym(("var", "smem"), ZERO),
+        lambda _: c.choice(c.const(0), c.const(1)),
+    ]
+    seen = 0
+    for a in analysed(path, monkeypatch):
+        thread = Thread(0, a.body.ntid)
+        for ins in a.plan.instructions:
+            if ins.index not in a.plan.whole or not independent(ins):
+                continue
+            results = [effect(a.body, ins, get, thread) for get in getters]
+            assert all(r == results[0] for r in results), ins.text
+            seen += 1
+    assert seen
+
+
+@pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
+def test_the_grown_slice_is_the_slice_without_cuts(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for a in analysed(path, monkeypatch):
+        fresh = Plan(a.body)
+        needed: list[str] = []
+        chosen: set[int] = set()
+        for ins in fresh.instructions:
+            if ins.head == "tcgen05":
+                chosen.add(ins.index)
+                needed.extend(fresh._followed(ins))
+            elif ins.head == "mbarrier":
+                chosen.add(ins.index)
+                needed.extend(r for o in ins.rest.split(",") if "[" in o for r in a.body.registers(o))
+            elif ins.head in ("bra", "brx", "ret", "exit", "trap") and ins.guard is not None:
+                chosen.add(ins.index)
+                needed.extend(fresh.reads(ins))
+        whole = fresh._close(chosen, set(), needed, cut=False)[0]
+        assert a.plan.whole == whole
+        assert a.plan.relevant <= whole
+        # What the evaluated slice leaves out is read only by independent instructions.
+        for ins in a.plan.instructions:
+            if ins.index in a.plan.relevant and not independent(ins):
+                for r in fresh.reads(ins):
+                    assert all(d.index in a.plan.relevant for d in fresh.defs.get(r, ())), ins.text
+
+
+@pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
+def test_liveness_by_worklist_is_liveness_by_sweeps(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for a in analysed(path, monkeypatch):
+        plan = a.plan
+        uses, kills = [], []
+        for code in plan.code:
+            use: set[str] = set()
+            kill: set[str] = set()
+            for ins in code:
+                if ins.index in plan.relevant:
+                    use.update(r for r in plan.reads(ins) if r not in kill)
+                    if ins.guard is None:
+                        kill.update(plan.writes(ins))
+            uses.append(use)
+            kills.append(kill)
+        live = [set(u) for u in uses]
+        changed = True
+        while changed:
+            changed = False
+            for b in reversed(range(len(live))):
+                out = set().union(*(live[s] for s in plan.graph.blocks[b].succ))
+                new = uses[b] | (out - kills[b])
+                if new != live[b]:
+                    live[b], changed = new, True
+        assert plan.live == [frozenset(x) for x in live]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_cycle_collector_is_left_as_it_was(enabled: bool) -> None:
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        tmemviz.check(str(KERNELS[0]))
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()

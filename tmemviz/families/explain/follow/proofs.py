@@ -1,0 +1,95 @@
+"""What a branch proved about registers, and how long it holds: the questions the path facts of
+:mod:`~tmemviz.families.explain.follow.given` ask of one function's code (shared by every thread
+position, answered once each). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PURE = frozenset(("and", "or", "xor", "not", "shl", "shr", "add", "sub", "mul", "min", "max", "cvt", "mov"))
+"""Integer instructions whose result depends only on what they read: two with the same operands agree."""
+
+
+class Proofs:
+    def __init__(self, plan: Any) -> None:
+        self.plan = plan
+        self._unwritten: dict[tuple[int, str, int], bool] = {}
+
+    def unwritten(self, at: int, reg: str, block: int) -> bool:
+        """Whether no path from the instruction at index ``at`` (a ``setp``) to the end of ``block``
+        writes ``reg`` without running that instruction again: what the comparison learnt of ``reg``
+        still holds where ``block``'s branch reads the predicate."""
+        key = (at, reg, block)
+        found = self._unwritten.get(key)
+        if found is None:
+            found = self._unwritten[key] = self._unwritten_paths(at, reg, block)
+        return found
+
+    def _unwritten_paths(self, at: int, reg: str, block: int) -> bool:
+        plan = self.plan
+        graph, code = plan.graph, plan.code
+        home = graph.block_of(at)
+        k = next((k for k, ins in enumerate(code[home]) if ins.index == at), None)
+        if k is None:
+            return False
+
+        def writes(ins: Any) -> bool:
+            return reg in plan.writes(ins)
+
+        if home == block:
+            return not any(writes(i) for i in code[block][k + 1 :])
+        if any(writes(i) for i in code[home][k + 1 :]) or any(writes(i) for i in code[block]):
+            return False
+        forward = graph.reaches(graph.blocks[home].succ, avoiding=frozenset((home,)))
+        if block not in forward:
+            return False
+        backward: set[int] = set()
+        stack = [p for p in graph.blocks[block].pred if p != home]
+        while stack:
+            b = stack.pop()
+            if b in backward:
+                continue
+            backward.add(b)
+            stack.extend(p for p in graph.blocks[b].pred if p != home and p not in backward)
+        return not any(writes(i) for b in forward & backward for i in code[b])
+
+    def expression(self, reg: str, block: int) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """``reg``'s value as an expression another register may repeat: ``((opcode, *operands),
+        registers read)`` when one unguarded integer instruction writes it in the whole function
+        (:data:`PURE`) and nothing writes what it reads on any path from it to the end of ``block``
+        (CUTLASS tests ``and.b32 %r, %tile, 255`` twice, in two registers). None otherwise."""
+        defs = self.plan.defs.get(reg)
+        if defs is None or len(defs) != 1:
+            return None
+        ins = defs[0]
+        if ins.guard is not None or ins.opcode.split(".")[0] not in PURE:
+            return None
+        operands = tuple(o.strip() for o in ins.rest.split(",")[1:])
+        reads = self.plan.reads(ins)
+        if not all(self.unwritten(ins.index, r, block) for r in reads):
+            return None
+        return (ins.opcode, *operands), reads
+
+    def ored(self, block: int, reg: str) -> tuple[str, ...]:
+        """The registers an unguarded ``or`` in ``block`` combined into ``reg``, when that ``or`` is the
+        block's last write of ``reg`` and none of them is written after it in the block (so they still
+        hold what was ORed where the block ends); nested ``or``s are followed. () otherwise."""
+        plan = self.plan
+        code = plan.code[block]
+        out: list[str] = []
+        todo = [reg]
+        while todo:
+            r = todo.pop()
+            for k in range(len(code) - 1, -1, -1):
+                ins = code[k]
+                if r not in plan.writes(ins):
+                    continue
+                parts = plan.reads(ins)
+                if ins.guard is None and ins.opcode.split(".")[0] == "or" and ins.opcode != "or.pred":
+                    after = {w for i in code[k + 1 :] for w in plan.writes(i)}
+                    if after.isdisjoint(parts):
+                        out.extend(parts)
+                        todo.extend(parts)
+                break
+        return tuple(dict.fromkeys(out))
