@@ -72,9 +72,16 @@ class Catalog:
         return tuple(found)
 
     def shapes(self, kind: ShapeKind[S]) -> tuple[S, ...]:
-        """Every shape of the family, validated (once per catalog)."""
+        """Every shape of the family, validated (once per catalog; the shipped ones alone once per
+        process, while their files keep their size and modification time)."""
         if kind.subdir not in self._loaded:
-            self._loaded[kind.subdir] = kind.load(self.files(kind))
+            files = self.files(kind)
+            key = _shipped_key(kind, files) if all(builtin for _, builtin in self.dirs) else None
+            if key is None or key not in _SHIPPED:
+                loaded = kind.load(files)
+                if key is not None:
+                    _SHIPPED[key] = loaded
+            self._loaded[kind.subdir] = _SHIPPED[key] if key is not None else loaded
         return self._loaded[kind.subdir]
 
     def names(self, kind: ShapeKind[Any]) -> list[str]:
@@ -101,6 +108,19 @@ class Catalog:
                 hint = f" ({name} is a {other.title} shape: use 'tmemviz {other.command} {name}')"
                 break
         raise TmemvizError(f"{kind.unknown} '{name}'; {kind.known}: {known}{hint}")
+
+
+_SHIPPED: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+"""Validated shipped shapes by family and files (path, size, mtime): an API caller or a long session
+builds many catalogs over the same files; a user's directory is always read afresh."""
+
+
+def _shipped_key(kind: ShapeKind[Any], files: Sequence[Path]) -> tuple[Any, ...] | None:
+    try:
+        stats = [(str(path), path.stat()) for path in files]
+    except OSError:
+        return None  # read (and refused) as the files say
+    return (kind, *((path, st.st_size, st.st_mtime_ns) for path, st in stats))
 
 
 def load_catalog(

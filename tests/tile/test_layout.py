@@ -167,3 +167,25 @@ def test_refusals(catalog: Catalog, kwargs: dict[str, object], message: str) -> 
     n = kwargs.pop("n")
     with pytest.raises(TmemvizError, match=message.replace(".", r"\.").replace("(", r"\(")):
         make_tile(shape, n, **kwargs)  # type: ignore[arg-type]
+
+
+def test_a_plan_that_loads_an_element_twice_or_never_shows_as_it_is(catalog: Catalog) -> None:
+    """elements() places each (m, n) straight into its slot only when the plan holds each once; a plan
+    with an instruction twice (or missing, or both) still lists every element it loads, ordered by (m, n)."""
+    from dataclasses import replace
+
+    tile = tile_of(catalog, "16x256b", 64, 4, "f32", None)
+    twice = replace(tile, issued=(*tile.issued, tile.issued[0]))
+    items = elements(twice)
+    extra = len(cells(tile.issued[0].ins))
+    assert len(items) == 128 * 64 + extra
+    assert [(e.m, e.n) for e in items] == sorted((e.m, e.n) for e in items)
+    assert len({(e.m, e.n) for e in items}) == 128 * 64
+    missing = replace(tile, issued=tile.issued[1:])
+    assert len(elements(missing)) == 128 * 64 - extra
+    assert [(e.m, e.n) for e in elements(missing)] == sorted((e.m, e.n) for e in elements(missing))
+    # As many elements as the grid, but one instruction's twice and another's never.
+    swapped = replace(tile, issued=(tile.issued[0], tile.issued[0], *tile.issued[2:]))
+    items = elements(swapped)
+    assert len(items) == 128 * 64 and len({(e.m, e.n) for e in items}) == 128 * 64 - extra
+    assert [(e.m, e.n) for e in items] == sorted((e.m, e.n) for e in items)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from tmemviz import tmem
@@ -284,25 +285,25 @@ def cells(ins: Instruction) -> tuple[Cell, ...]:
     [Cell(thread=3, reg=0, half=0, lane=3, col=0), Cell(thread=3, reg=0, half=1, lane=3, col=1), \
 Cell(thread=3, reg=1, half=0, lane=3, col=2), Cell(thread=3, reg=1, half=1, lane=3, col=3)]
     """
-    shape = ins.shape
+    (lane0, col0), new = ins.origin, tuple.__new__  # new: a Cell without a constructor call (8192 at most)
+    at_origin = _cells_at_origin(ins.shape, ins.num, ins.pack, ins.split_offset)
+    return tuple([new(Cell, (t, r, h, lane0 + lane, col0 + col)) for t, r, h, lane, col in at_origin])
+
+
+@lru_cache(maxsize=32)
+def _cells_at_origin(shape: Shape, num: int, pack: bool, split_offset: int | None) -> tuple[Cell, ...]:
+    """cells() with the access at lane 0, column 0: shifted alike, they keep their order (one sort)."""
     regs, width = shape.registers_per_rep, shape.columns_per_rep
-    lane0, col0 = ins.origin
-    bases = [col0 + b for b in ins.access_bases]
-    out: list[Cell] = []
-    append = out.append
-    for slot in shape.slots:
-        lane = lane0 + slot.lane
-        base = bases[slot.access]
-        for k in range(ins.num):
-            reg = k * regs + slot.reg
-            col = k * width + slot.col
-            if ins.pack:
-                append(Cell(slot.thread, reg, 0, lane, base + 2 * col))
-                append(Cell(slot.thread, reg, 1, lane, base + 2 * col + 1))
-            else:
-                append(Cell(slot.thread, reg, None, lane, base + col))
-    out.sort()
-    return tuple(out)
+    bases = (0,) if split_offset is None else (0, split_offset)
+    return tuple(
+        sorted(
+            Cell(s.thread, k * regs + s.reg, h, s.lane, bases[s.access] + (2 * col + h if pack else col))
+            for s in shape.slots
+            for k in range(num)
+            for col in (k * width + s.col,)
+            for h in ((0, 1) if pack else (None,))
+        )
+    )
 
 
 def which(ins: Instruction, lane: int, col: int, half: int | None = None) -> tuple[Owner, ...]:

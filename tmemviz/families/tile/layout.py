@@ -49,7 +49,7 @@ from tmemviz.families.datapath.shapes import DataPath
 from tmemviz.families.ldst.layout import cells, which
 from tmemviz.families.ldst.shapes import Shape
 from tmemviz.families.tile.plan import Issued, make_plan
-from tmemviz.tmem import TMEM_COLUMNS, WARP_LANES
+from tmemviz.tmem import TMEM_COLUMNS, TMEM_LANES, WARP_LANES
 from tmemviz.tmem import address as tmem_address
 
 DTYPE_BITS = {"f32": 32, "f16": 16, "bf16": 16}
@@ -258,22 +258,37 @@ def elements(tile: Tile) -> tuple[Element, ...]:
     new = tuple.__new__  # an Element without a Python-level constructor call: there are M x N of them
     out: list[Element] = []
     append = out.append
-    full = path.placement == "full"  # unplace's first case, inline: D's row is the lane (PTX 9.7.16.10.5)
+    # unplace moves a lane's elements by whole rows and column parts, never along a row (PTX 9.7.16.10.5):
+    # (m, n) is the lane's (row, first n) plus the element column, so unplace once per lane of each CTA.
+    by_cta = {
+        cta: [unplace(path, n_total, cta, lane, 0, offset) for lane in range(TMEM_LANES)]
+        for cta in {issued.cta for issued in tile.issued}
+    }
     for issued in tile.issued:
         warp, index, cta = issued.warp, issued.index, issued.cta
-        first_row = cta * path.rows
+        rows = by_cta[cta]
         for c in cells(issued.ins):
+            row = rows[c.lane]
+            assert row is not None, f"{issued.ins.mnemonic} reads lane {c.lane}, which holds no D"
+            m, n0 = row
             for half in (0, 1) if packed else (c.half,):
                 e = 2 * (c.col - col0) + half if packed else c.col - col0
-                if full:
-                    m, n = first_row + c.lane, e
-                else:
-                    where = unplace(path, n_total, cta, c.lane, e, offset)
-                    assert where is not None, f"{issued.ins.mnemonic} reads lane {c.lane}, which holds no D"
-                    m, n = where
-                append(new(Element, (warp, c.thread, index, c.reg, half, m, n, c.lane, c.col, cta)))
-    out.sort(key=_BY_M_N)
-    return tuple(out)
+                append(new(Element, (warp, c.thread, index, c.reg, half, m, n0 + e, c.lane, c.col, cta)))
+    return _by_m_n(out, tile.m, n_total)
+
+
+def _by_m_n(out: list[Element], m: int, n: int) -> tuple[Element, ...]:
+    """``out`` sorted by (m, n): each element straight to its place when the plan holds each (m, n) of
+    the M x N grid once (it does); anything else is sorted, so a wrong plan still shows as it is."""
+    grid: list[Element | None] = [None] * (m * n)
+    for e in out:
+        i = e.m * n + e.n
+        if not (0 <= e.m < m and 0 <= e.n < n) or grid[i] is not None:
+            return tuple(sorted(out, key=_BY_M_N))
+        grid[i] = e
+    if len(out) != m * n:
+        return tuple(sorted(out, key=_BY_M_N))
+    return tuple(grid)  # type: ignore[arg-type]
 
 
 _BY_M_N = attrgetter("m", "n")
