@@ -225,10 +225,14 @@ def main() -> int:
             for suffix, size in map_sizes.items():
                 record.add(f"map.{slug(fixture.stem)}.{suffix}_bytes", size, "bytes",
                            f"check {fixture.name} -o map.{suffix}")  # fmt: skip
-    record.add("target.ratio", RATIO, "x", "target: check over explain on every kernel")
-    record.add("target.peak_mb", MEMORY_MB, "MB", "target: check's peak memory on any kernel")
-    record.add("target.png_bytes", PNG_BYTES, "bytes", "target: a TMEM map's PNG")
-    record.add("target.html_bytes", HTML_BYTES, "bytes", "target: a TMEM map's HTML")
+    record.targets(
+        (
+            ("ratio", RATIO, "x", "check over explain on every kernel"),
+            ("peak_mb", MEMORY_MB, "MB", "check's peak memory on any kernel"),
+            ("png_bytes", PNG_BYTES, "bytes", "a TMEM map's PNG"),
+            ("html_bytes", HTML_BYTES, "bytes", "a TMEM map's HTML"),
+        )
+    )
     if args.record:
         if not corpus:
             record.keep("corpus.", "check.py --corpus")

@@ -236,9 +236,13 @@ def main(argv: list[str] | None = None) -> int:
         record.add(f"{key}.ms", statistics.median(times) * 1000, "ms wall", f"median of {what}")
     record.add("layouts.count", count, "count", "ld/st layouts (shape x legal .num x packing)")
     record.add("copies.count", copies, "count", "cp copies (shape x multicast x CTA group x decompression)")
-    record.add("target.ratio", RATIO_TARGET, "x", "target: a one-shot answer's median over the floor's")
-    record.add("target.batch_s", BATCH_TARGET_S, "s wall", "target: the batch's time")
-    record.add("target.layouts_ms", LAYOUTS_TARGET_S * 1000, "ms wall", "target: all layouts, all copies")
+    record.targets(
+        (
+            ("ratio", RATIO_TARGET, "x", "a one-shot answer's median over the floor's"),
+            ("batch_s", BATCH_TARGET_S, "s wall", "the batch's time"),
+            ("layouts_ms", LAYOUTS_TARGET_S * 1000, "ms wall", "all layouts, all copies"),
+        )
+    )
     if args.record:
         record.write(tools(("typer", "rich")))
     return 1 if args.check and not ok else 0

@@ -209,16 +209,17 @@ def main(argv: list[str] | None = None) -> int:
             + (f", {same}" if same else "")
             + ("  PASS" if not missed else "  OVER: " + ", ".join(missed))
         )
-    for key, value, unit, what in (
-        ("target.png_bytes", LIMIT_BYTES["png"], "bytes", "target: a figure's PNG"),
-        ("target.svg_bytes", LIMIT_BYTES["svg"], "bytes", "target: a figure's SVG or HTML"),
-        ("target.figure_s", FIGURE_S, "s wall", "target: a figure's wall time"),
-        ("target.figure_mb", FIGURE_MB, "MB", "target: a figure's peak memory"),
-        ("target.gallery_bytes", GALLERY_BYTES, "bytes", "target: the gallery's total"),
-        ("target.gallery_file_bytes", GALLERY_FILE_BYTES, "bytes", "target: the gallery's largest file"),
-        ("target.gallery_cpu_s", GALLERY_S, "s", "target: the gallery's CPU time"),
-    ):
-        record.add(key, value, unit, what)
+    record.targets(
+        (
+            ("png_bytes", LIMIT_BYTES["png"], "bytes", "a figure's PNG"),
+            ("svg_bytes", LIMIT_BYTES["svg"], "bytes", "a figure's SVG or HTML"),
+            ("figure_s", FIGURE_S, "s wall", "a figure's wall time"),
+            ("figure_mb", FIGURE_MB, "MB", "a figure's peak memory"),
+            ("gallery_bytes", GALLERY_BYTES, "bytes", "the gallery's total"),
+            ("gallery_file_bytes", GALLERY_FILE_BYTES, "bytes", "the gallery's largest file"),
+            ("gallery_cpu_s", GALLERY_S, "s", "the gallery's CPU time"),
+        )
+    )
     if args.record:
         record.write(tools(("matplotlib", "numpy", "pillow")))
     return 1 if args.check and missed_any else 0

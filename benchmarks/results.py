@@ -115,6 +115,11 @@ class Record:
             entry["measured"] = measured
         self.results[key] = entry
 
+    def targets(self, rows: Sequence[tuple[str, float | int, str, str]]) -> None:
+        """The benchmark's targets, each ``(key, value, unit, what)`` recorded as ``target.KEY``."""
+        for key, value, unit, what in rows:
+            self.add(f"target.{key}", value, unit, f"target: {what}")
+
     def keep(self, prefix: str, how: str) -> None:
         """The results under ``prefix`` as last recorded, where this run did not measure them, each
         marked as measured on the date it was (``how`` says by what)."""

@@ -209,7 +209,7 @@ def main() -> int:
         record.add("fixtures.ratio_min", min(fixture_ratios), "x", "the fixture cubins: the lowest ratio")
         record.add("fixtures.ratio_max", max(fixture_ratios), "x", "the fixture cubins: the highest ratio")
     record.add("worst.ratio", worst, "x", "the highest CPU-time ratio of this run")
-    record.add("target.ratio", TARGET, "x", "target: explain over nvdisasm alone, CPU time")
+    record.targets((("ratio", TARGET, "x", "explain over nvdisasm alone, CPU time"),))
     if big is not None:
         record.add("forms.kernels", FORMS_KERNELS[0], "count", "kernels in the forms cubin")
     if args.record:

@@ -161,7 +161,13 @@ def _results(name: str, where: Path) -> dict[str, dict[str, object]]:
     return results
 
 
-def _header(name: str, where: Path) -> list[str]:
+def _columns(*names: str) -> list[str]:
+    """A markdown table's heading and separator lines."""
+    return [f"| {' | '.join(names)} |", "|" + "---|" * len(names)]
+
+
+def _header(name: str, where: Path, *columns: str) -> list[str]:
+    """Where and when the data was measured, then the table's heading (``columns``)."""
     data = load(name, where)
     machine, tools, conditions = data["machine"], data["tools"], data["conditions"]
     assert isinstance(machine, dict) and isinstance(tools, dict) and isinstance(conditions, dict)
@@ -170,6 +176,7 @@ def _header(name: str, where: Path) -> list[str]:
         f"{machine['cores']} cores ({machine['cpu']}), Python {machine['python']}, load average "
         f"{conditions['load_average_before']} before and {conditions['load_average_after']} after.",
         "",
+        *_columns(*columns),
     ]
 
 
@@ -192,8 +199,7 @@ def _v(results: dict[str, dict[str, object]], key: str) -> float:
 
 def figures_table(where: Path) -> list[str]:
     r = _results("figures", where)
-    lines = [*_header("figures", where), "| figure | format | size | wall s | CPU s | peak MB |",
-             "|---|---|---|---|---|---|"]  # fmt: skip
+    lines = _header("figures", where, "figure", "format", "size", "wall s", "CPU s", "peak MB")
     for row in _rows(r, ""):
         if row.startswith(("target", "gallery")) or not row.endswith(("png", "svg", "html")):
             continue
@@ -212,7 +218,7 @@ def figures_table(where: Path) -> list[str]:
 
 def cli_table(where: Path) -> list[str]:
     r = _results("cli_latency", where)
-    lines = [*_header("cli_latency", where), "| command | median ms | x floor |", "|---|---|---|"]
+    lines = _header("cli_latency", where, "command", "median ms", "x floor")
     for row in _rows(r, ""):
         if f"{row}.ms" in r and row not in ("catalog", "layouts", "copies"):
             ratio = f"{_v(r, row + '.ratio'):.2f}x" if f"{row}.ratio" in r else "-"
@@ -226,7 +232,7 @@ def cli_table(where: Path) -> list[str]:
 
 def explain_table(where: Path) -> list[str]:
     r = _results("explain", where)
-    return [*_header("explain", where), "| module | CPU s | peak MB | note |", "|---|---|---|---|",
+    return [*_header("explain", where, "module", "CPU s", "peak MB", "note"),
             f"| 1,000,000 lines without tcgen05 | {_v(r, 'plain.cpu_s'):.2f} | | |",
             f"| 200 Triton kernels ({_v(r, 'kernels.lines'):,.0f} lines) | {_v(r, 'kernels.cpu_s'):.2f} | | "
             f"{_v(r, 'kernels.cells'):,.0f} register cells |",
@@ -242,8 +248,10 @@ def explain_table(where: Path) -> list[str]:
 
 def check_table(where: Path) -> list[str]:
     r = _results("check", where)
-    lines = [*_header("check", where), "| kernel | lines | explain s | check s | ratio | check MB | "
-             "errors | warnings | notes |", "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines = _header(
+        "check", where, "kernel", "lines", "explain s", "check s", "ratio", "check MB", "errors", "warnings",
+        "notes",
+    )  # fmt: skip
     for prefix in ("fixtures.", "corpus."):
         for row in _rows(r, prefix):
             k = prefix + row
@@ -261,8 +269,7 @@ def check_table(where: Path) -> list[str]:
 def projects_table(where: Path) -> list[str]:
     """check's findings on the corpus: a row per project, CUTLASS's examples a row per module."""
     r = _results("check", where)
-    lines = ["| project | PTX | errors | warnings | wait-ld warnings | wait-ld notes |",
-             "|---|---|---|---|---|---|"]  # fmt: skip
+    lines = _columns("project", "PTX", "errors", "warnings", "wait-ld warnings", "wait-ld notes")
 
     def n(key: str) -> str:
         return f"{_v(r, key):.0f}" if key in r else "0"
@@ -285,8 +292,7 @@ def projects_table(where: Path) -> list[str]:
 
 def sass_table(where: Path) -> list[str]:
     r = _results("sass", where)
-    lines = [*_header("sass", where), "| cubin | bytes | nvdisasm CPU s | explain CPU s | ratio |",
-             "|---|---|---|---|---|"]  # fmt: skip
+    lines = _header("sass", where, "cubin", "bytes", "nvdisasm CPU s", "explain CPU s", "ratio")
     for row in _rows(r, ""):
         if f"{row}.nvdisasm_cpu_s" in r:
             measured = r[row + ".ratio"].get("measured")
@@ -300,8 +306,7 @@ def sass_table(where: Path) -> list[str]:
 
 def hostile_table(where: Path) -> list[str]:
     r = _results("hostile", where)
-    lines = [*_header("hostile", where), "| case | exit | wall s | CPU s | peak MB |",
-             "|---|---|---|---|---|"]  # fmt: skip
+    lines = _header("hostile", where, "case", "exit", "wall s", "CPU s", "peak MB")
     for row in _rows(r, ""):
         if f"{row}.exit" in r:
             case = str(r[row + ".exit"]["what"]).rsplit(":", 1)[0]

@@ -180,8 +180,11 @@ class Graph:
     def headers(self) -> frozenset[int]:
         return frozenset(self.loops)
 
-    def reaches(self, starts: Iterable[int], avoiding: frozenset[int] = frozenset()) -> set[int]:
-        """Blocks reachable from ``starts`` (themselves included) without entering ``avoiding``."""
+    def reaches(
+        self, starts: Iterable[int], avoiding: frozenset[int] = frozenset(), backward: bool = False
+    ) -> set[int]:
+        """Blocks reachable from ``starts`` (themselves included) without entering ``avoiding``; with
+        ``backward``, the blocks from which ``starts`` are reachable so."""
         seen: set[int] = set()
         stack = [s for s in starts if s not in avoiding]
         while stack:
@@ -189,7 +192,10 @@ class Graph:
             if node in seen:
                 continue
             seen.add(node)
-            stack.extend(s for s in self.blocks[node].succ if s not in avoiding and s not in seen)
+            block = self.blocks[node]
+            stack.extend(
+                s for s in (block.pred if backward else block.succ) if s not in avoiding and s not in seen
+            )
         return seen
 
 

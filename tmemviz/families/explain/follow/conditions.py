@@ -10,6 +10,7 @@ from typing import Any
 
 from tmemviz.families.explain.follow.values import Pred, Sym, bounds, number
 from tmemviz.ptx import constants as c
+from tmemviz.ptx.names import is_name
 
 _UNSIGNED = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}
 _FLIP = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
@@ -141,9 +142,8 @@ def setp(
         for i, j, op in ((1, 2, cmp), (2, 1, _FLIP[cmp])):
             mine, other = val(i), number(val(j))
             o = [x.value if not signed else signed_value(x.value, x.width) for x in other] if other else None
-            named = ops[i][:1] == "%" or ops[i][:1].isalpha() or ops[i][:1] == "_"  # a register (PTX 4.4)
             number_like = mine is None or type(mine) is tuple or isinstance(mine, Sym)
-            if named and number_like and other and all(x.exact for x in other):
+            if is_name(ops[i]) and number_like and other and all(x.exact for x in other):
                 cond = (op, ops[i], mine, tuple(o or ()), signed, width, at)
                 break
     if boolop is not None and len(ops) >= 4:

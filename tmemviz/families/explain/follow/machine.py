@@ -34,6 +34,7 @@ from tmemviz.families.explain.follow.pending import (
     joined,
     unchanged,
 )
+from tmemviz.families.explain.follow.proofs import key
 from tmemviz.families.explain.follow.state import FREED, HELD, NONE, State
 from tmemviz.families.explain.follow.trace import Access, Split, Trace
 from tmemviz.families.explain.follow.values import Pred, Vec, join, widen
@@ -179,14 +180,17 @@ class Machine(Operands):
             at = watched[k]
             ins = code[at]
             at += 1
-            if not s.pending and not s.facts and ins.index in plain and not _carrying(s.stored):
+            if not s.pending and ins.index in plain and not _carrying(s.stored):
                 # the common case, without the general step
                 regs = s.regs
-                for name, value in effect(ins, regs, thread).items():
+                new = effect(ins, regs, thread)
+                for name, value in new.items():
                     if value is None:
                         regs.pop(name, None)
                     else:
                         regs[name] = value
+                if s.facts and new:
+                    s.facts = _unpinned(s.facts, new)
                 continue
             self._step(ins, s)
         return self._edges(block, s)
@@ -239,10 +243,10 @@ class Machine(Operands):
         if s.pending and new:
             s.pending = unchanged(s.pending, tuple(new))
         if s.facts and new:
-            s.facts = frozenset(f for f in s.facts if f[0] not in new)
+            s.facts = _unpinned(s.facts, new)
         if new and _carrying(s.stored):
             plan, thread = self.plan, self.thread
-            repeats = None if ins.guard else (ins.opcode, *(o.strip() for o in ins.rest.split(",")[1:]))
+            repeats = None if ins.guard else key(ins)
             s.stored = g.carried(
                 s.stored, plan.reads(ins), tuple(new), regs,
                 lambda values: plan.effect(ins, values, thread), not maybe, repeats,
@@ -372,6 +376,11 @@ class Machine(Operands):
             )
         if op == "ld" and ins.index in self.relevant:
             self._assign(ins, s, maybe)
+
+
+def _unpinned(facts: frozenset[tuple[str, Any]], written: Any) -> frozenset[tuple[str, Any]]:
+    """The path's pinned registers once ``written`` are given new values."""
+    return frozenset(f for f in facts if f[0] not in written)
 
 
 def _carrying(stored: tuple[Stored, ...]) -> bool:

@@ -11,6 +11,12 @@ PURE = frozenset(("and", "or", "xor", "not", "shl", "shr", "add", "sub", "mul", 
 """Integer instructions whose result depends only on what they read: two with the same operands agree."""
 
 
+def key(ins: Any) -> tuple[str, ...]:
+    """What an instruction computes, as two instructions computing the same value spell it alike: its
+    opcode and the operands it reads (its destination left out)."""
+    return (ins.opcode, *(o.strip() for o in ins.rest.split(",")[1:]))
+
+
 class Proofs:
     def __init__(self, plan: Any) -> None:
         self.plan = plan
@@ -41,17 +47,11 @@ class Proofs:
             return not any(writes(i) for i in code[block][k + 1 :])
         if any(writes(i) for i in code[home][k + 1 :]) or any(writes(i) for i in code[block]):
             return False
-        forward = graph.reaches(graph.blocks[home].succ, avoiding=frozenset((home,)))
+        avoid = frozenset((home,))
+        forward = graph.reaches(graph.blocks[home].succ, avoid)
         if block not in forward:
             return False
-        backward: set[int] = set()
-        stack = [p for p in graph.blocks[block].pred if p != home]
-        while stack:
-            b = stack.pop()
-            if b in backward:
-                continue
-            backward.add(b)
-            stack.extend(p for p in graph.blocks[b].pred if p != home and p not in backward)
+        backward = graph.reaches(graph.blocks[block].pred, avoid, backward=True)
         return not any(writes(i) for b in forward & backward for i in code[b])
 
     def expression(self, reg: str, block: int) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
@@ -65,11 +65,10 @@ class Proofs:
         ins = defs[0]
         if ins.guard is not None or ins.opcode.split(".")[0] not in PURE:
             return None
-        operands = tuple(o.strip() for o in ins.rest.split(",")[1:])
         reads = self.plan.reads(ins)
         if not all(self.unwritten(ins.index, r, block) for r in reads):
             return None
-        return (ins.opcode, *operands), reads
+        return key(ins), reads
 
     def ored(self, block: int, reg: str) -> tuple[str, ...]:
         """The registers an unguarded ``or`` in ``block`` combined into ``reg``, when that ``or`` is the
