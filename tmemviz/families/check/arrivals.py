@@ -52,15 +52,12 @@ def _inits(a: Analysed) -> dict[Any, tuple[int | None, int]]:
     """Place -> (its init count, the init's line); a place initialised with two counts is left out."""
     out: dict[Any, tuple[int | None, int]] = {}
     clash: set[Any] = set()
-    defs: dict[str, list[Any]] | None = None
     for t in a.traces:
         for ins, places in t.barriers:
             if not ins.opcode.startswith("mbarrier.init") or not places or len(places) != 1:
                 continue
             operands = _operands(ins)
-            if defs is None:
-                defs = _definitions(a)
-            count = _constant(defs, operands[1]) if len(operands) > 1 else None
+            count = _constant(a.plan.defs, operands[1]) if len(operands) > 1 else None
             (place,) = places
             if place in out and out[place][0] != count:
                 clash.add(place)
@@ -73,15 +70,6 @@ def _operands(ins: Any) -> list[str]:
         return [o.strip() for o in ins.parsed.operands]
     except TmemvizError:  # an unreadable statement: no operands known
         return []
-
-
-def _definitions(a: Analysed) -> dict[str, list[Any]]:
-    """Register -> the instructions that write it."""
-    defs: dict[str, list[Any]] = {}
-    for ins in a.body.instructions:
-        for w in a.plan.writes(ins):
-            defs.setdefault(w, []).append(ins)
-    return defs
 
 
 def _constant(defs: dict[str, list[Any]], operand: str) -> int | None:

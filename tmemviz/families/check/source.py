@@ -18,6 +18,7 @@ from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
 from tmemviz.families.check.findings import Finding, ordered
 from tmemviz.families.explain.follow.follower import Follower
+from tmemviz.gcpause import paused
 from tmemviz.ptx.text import is_instruction
 
 READS = "tmemviz check reads PTX modules (.target, .entry/.func and their statements) as compilers write them"
@@ -93,6 +94,11 @@ def read(path: str, lines: Iterable[str], catalog: Catalog, defer: bool = True) 
     """One file checked, or the sentence refusing it (not PTX). ``defer``: a function's statements are
     followed only once it has a tcgen05 instruction (its calls otherwise: :mod:`tmemviz.ptx.deferred`);
     the findings and regions are the same either way."""
+    with paused():  # the cycle collector, while the file is read and analysed (tmemviz.gcpause: why)
+        return _read(path, lines, catalog, defer)
+
+
+def _read(path: str, lines: Iterable[str], catalog: Catalog, defer: bool) -> Checked | str:
     from tmemviz.families.check.analysis import Checker
     from tmemviz.families.check.baseline import fingerprints
     from tmemviz.families.explain.ops import Explainer

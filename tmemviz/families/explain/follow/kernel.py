@@ -8,7 +8,6 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-import gc
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +17,7 @@ from tmemviz.families.explain.follow.machine import Machine, Split, Trace
 from tmemviz.families.explain.follow.places import Places
 from tmemviz.families.explain.follow.plan import Plan
 from tmemviz.flow.dataflow import Unconverged
+from tmemviz.gcpause import paused
 from tmemviz.ptx.body import Body
 
 MAX_WARPS = 32
@@ -93,19 +93,10 @@ def _named(group: tuple[int, ...]) -> str:
 
 
 def analyse(body: Body, explainer: Any, catalog: Any, alone: bool) -> Analysed:
-    """Run ``body`` for every warp (or once); ``alone``: no function it calls may allocate.
-
-    Python's cycle collector is paused meanwhile: the analysis makes millions of short-lived values
-    (freed as they go, by reference counting) that would set it off again and again to scan every object
-    alive, a fifth of check's time on CUTLASS's attention kernels."""
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
+    """Run ``body`` for every warp (or once); ``alone``: no function it calls may allocate. The cycle
+    collector is paused meanwhile (:mod:`tmemviz.gcpause`: why)."""
+    with paused():
         return _analyse(body, explainer, catalog, alone)
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _analyse(body: Body, explainer: Any, catalog: Any, alone: bool) -> Analysed:

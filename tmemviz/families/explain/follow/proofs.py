@@ -5,6 +5,7 @@ position, answered once each). Pure: no I/O.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 PURE = frozenset(("and", "or", "xor", "not", "shl", "shr", "add", "sub", "mul", "min", "max", "cvt", "mov"))
@@ -19,7 +20,9 @@ def key(ins: Any) -> tuple[str, ...]:
 
 class Proofs:
     def __init__(self, plan: Any) -> None:
-        self.plan = plan
+        # The plan holds its proofs: a plain reference back would make a cycle that keeps the whole
+        # function (its code, its graph) alive until the cycle collector runs, which check pauses.
+        self.plan = weakref.proxy(plan)
         self._unwritten: dict[tuple[int, str, int], bool] = {}
 
     def unwritten(self, at: int, reg: str, block: int) -> bool:
