@@ -15,6 +15,7 @@ LATER = "tcgen05.st.sync.aligned.32x32b.x1.b32 [%r2], {%r30};\n"
 IF = "setp.eq.s32 %p1, %r5, 0;\n@%p1 bra $L_join;\n{arm}$L_join:\n"
 WAIT = "tcgen05.wait::ld.sync.aligned;\n"
 WAIT_ST = "tcgen05.wait::st.sync.aligned;\n"
+CALL = "{\n.param .b64 param0;\nst.param.b64 [param0], %rd1;\ncall.uni __assertfail, (param0);\n}\n"
 
 
 def wait_ld(body: str) -> list[str]:
@@ -37,6 +38,9 @@ def wait_ld(body: str) -> list[str]:
         # The load on one arm only: nothing waits for it at the join (SASS: the BAR.SYNC after the join
         # waits on no scoreboard, the LDTM's is waited on only by the first use after it).
         (IF.format(arm=LD.format(addr="%r2")), "warning"),
+        # A call on one arm (CUTLASS's assert): its CALL waits on every scoreboard, the other arm on none
+        # (ptxas 13.5, a kernel of this shape written here, uniform and divergent branch alike).
+        (LD.format(addr="%r2") + IF.format(arm=CALL), "warning"),
     ],
 )  # fmt: skip
 def test_a_release_after_a_join(body: str, severity: str) -> None:
