@@ -119,3 +119,23 @@ def test_an_or_of_a_register_written_after_it_pins_nothing() -> None:
     """``or`` then a new value for one of its sources: only the compared register is pinned."""
     last_round = "or.b32 %r8, %r6, %r7;\nmov.u32 %r7, %r10;\nsetp.ne.s32 %p1, %r8, 0;\n"
     assert warnings(ored(last_round, AFTER)) != []
+
+
+def twice(compute: str) -> str:
+    """Stored where one register is 0, loaded where a second one, computed the same way, is not."""
+    return (
+        "mov.u32 %r32, 0;\n" + compute.format(d="%r40") + "setp.ne.s32 %p1, %r40, 0;\n@%p1 bra $L_skip;\n"
+        + STORE + "$L_skip:\n" + compute.format(d="%r41") + "setp.eq.s32 %p2, %r41, 0;\n@%p2 bra $L_done;\n"
+        + LOAD + "$L_done:\n"
+    )  # fmt: skip
+
+
+def test_a_second_register_computing_the_same_is_known() -> None:
+    """CUTLASS tests ``and.b32 %r, %tile, 255`` twice, in two registers: the load is not on the store's
+    path."""
+    assert warnings(twice("and.b32 {d}, %r10, 255;\n")) == []
+
+
+def test_two_reads_of_the_clock_are_not_the_same_value() -> None:
+    """``%clock`` changes while the thread runs (PTX ISA "Special Registers"): the load may follow."""
+    assert warnings(twice("mov.u32 {d}, %clock;\n")) != []

@@ -148,6 +148,9 @@ _PREDICATE = frozenset(("setp", "elect", "vote", "mbarrier", "testp"))
 _EVALUATED = frozenset(("mov", "cvt", "cvta", "shfl", "ld", "selp", "add", "sub", "or", "and", "xor", "shl",
                         "shr", "not", "neg", "mul", "mad", "min", "max", "rem", "div", "prmt"))  # fmt: skip
 """The heads :func:`_evaluate` computes a value for (besides ``setp`` and the predicate logic)."""
+PURE = _EVALUATED - {"shfl", "ld"}
+"""Of those, the heads whose result is a function of the operands alone: two unguarded instructions with
+the same opcode and operands give the same value (a shuffle reads another lane, a load memory)."""
 _MEMORY = ("param", "const", "global", "local")
 """State spaces a load reads no followed value from (only shared memory holds an alloc's address)."""
 

@@ -8,8 +8,11 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-PURE = frozenset(("and", "or", "xor", "not", "shl", "shr", "add", "sub", "mul", "min", "max", "cvt", "mov"))
-"""Integer instructions whose result depends only on what they read: two with the same operands agree."""
+from tmemviz.families.explain.follow.evaluate import PURE
+
+_VARYING = ("%clock", "%globaltimer", "%pm")
+"""Special registers that change while the thread runs (PTX ISA 10, "Special Registers": %clock,
+%clock64, %globaltimer, the %pm counters): two reads are not the same value."""
 
 
 def key(ins: Any) -> tuple[str, ...]:
@@ -59,8 +62,9 @@ class Proofs:
 
     def expression(self, reg: str, block: int) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
         """``reg``'s value as an expression another register may repeat: ``((opcode, *operands),
-        registers read)`` when one unguarded integer instruction writes it in the whole function
-        (:data:`PURE`) and nothing writes what it reads on any path from it to the end of ``block``
+        registers read)`` when one unguarded instruction writes it in the whole function
+        (:data:`~tmemviz.families.explain.follow.evaluate.PURE`, no special register that changes while the
+        thread runs) and nothing writes what it reads on any path from it to the end of ``block``
         (CUTLASS tests ``and.b32 %r, %tile, 255`` twice, in two registers). None otherwise."""
         defs = self.plan.defs.get(reg)
         if defs is None or len(defs) != 1:
@@ -69,6 +73,8 @@ class Proofs:
         if ins.guard is not None or ins.opcode.split(".")[0] not in PURE:
             return None
         reads = self.plan.reads(ins)
+        if any(r.startswith(_VARYING) for r in reads):
+            return None
         if not all(self.unwritten(ins.index, r, block) for r in reads):
             return None
         return key(ins), reads
