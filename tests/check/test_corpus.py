@@ -4,7 +4,8 @@ nvcc, quack-kernels; nobody here tuned tmemviz for them).
 
 Runs only where the corpus is: ``TMEMVIZ_CORPUS=DIR`` or ``.corpus/manifest.json`` at the repository
 root; otherwise every test here is skipped with the reason. explain must read every tcgen05 instruction
-of every PTX module and cubin (no "not read as PTX" warning, no instruction it could not decode), and
+of every PTX module and cubin (no "not read as PTX" warning, no instruction it could not decode; every
+MMA of a PTX with its M and N decoded), and
 check must report no error or warning but those listed, with the reason, in
 ``benchmarks/corpus-allowed.json`` (only wait-ld warnings whose SASS was read belong there: ``sass`` says
 "confirmed" where ptxas's code has the path too, "ordered" where ptxas happens to order what the PTX does
@@ -94,6 +95,14 @@ def test_explain_reads_every_instruction(path: str) -> None:
         if "error" in i or i["op"] == "unknown"
     ]
     assert not_read == [] and refused == []
+    if path.endswith(".ptx"):  # every MMA's shape from the PTX: each compiler builds its idesc from constants
+        shapeless = [
+            i["line"]
+            for m in modules
+            for i in m["instructions"]
+            if i["op"] == "mma" and not ((i.get("idesc") or {}).get("m") and (i.get("idesc") or {}).get("n"))
+        ]
+        assert shapeless == [], f"{path}: M and N not decoded on lines {shapeless[:5]}"
 
 
 EXPECTED = {f["path"]: set(f.get("expected_findings", [])) for f in FILES}
