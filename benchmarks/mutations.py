@@ -1,0 +1,95 @@
+"""Seeded bugs in kernels nobody here tuned check for: the mutation classes of tests/check seeded into
+every PTX of the corpus (``python benchmarks/corpus.py DIR`` builds it), and whether check finds each.
+
+Usage: python benchmarks/mutations.py DIR [--max-bytes N] [--record]
+
+tests/check/test_mutations.py holds check to finding each class in at least 90% of the fixtures of
+tests/kernels; this runs the same seeds (tests/check/mutations.py, mutations_flow.py: every class but
+"shrink the alloc", which needs each kernel's last used column, known only for the fixtures) over the
+corpus's PTX modules up to ``--max-bytes`` (default 2 MB: CUTLASS 77's attention modules cost a minute
+per seed), and prints, per class, in how many modules it could be seeded and in how many check reported
+it under its rule (an error or a warning), naming the modules where it did not. ``--record`` writes
+``benchmarks/results/mutations.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(REPO / "tests"))
+
+from check import mutations as mut  # noqa: E402
+from check import mutations_flow as flow  # noqa: E402
+from results import Record, record_flag, tools  # noqa: E402
+
+import tmemviz  # noqa: E402
+
+CLASSES: dict[str, tuple[str, Callable[[str], str | None]]] = {
+    "nCols not a power of 2": ("alloc-columns", mut.odd_alloc),
+    "delete the dealloc": ("never-freed", mut.delete_dealloc),
+    "move the dealloc before the last use": ("use-after-dealloc", mut.move_dealloc),
+    "halve the dealloc's columns": ("dealloc-mismatch", mut.halve_dealloc),
+    "sm_100a -> sm_120a": ("target", mut.consumer_target),
+    "change one .cta_group": ("cta-group-mixed", mut.flip_cta_group),
+    "store before the load's registers are read": ("wait-ld", mut.store_before_read),
+    "dealloc right after the alloc": ("use-after-dealloc", flow.dealloc_after_alloc),
+    "one CTA returns right after the alloc": ("never-freed", flow.exit_after_alloc),
+    "the dealloc written twice": ("dealloc-twice", flow.dealloc_twice),
+    ".x1 ld stored back before wait::ld": ("wait-ld", flow.store_own_load),
+}
+"""Each class: the rule that must report it, and the seed (tests/check/test_mutations.py's CLASSES)."""
+
+
+def found(text: str, rule: str) -> bool:
+    (checked,) = tmemviz.check(text=text).subject
+    return any(f.rule == rule and f.severity in ("error", "warning") for f in checked.findings)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dir", type=Path, help="a corpus folder holding manifest.json")
+    parser.add_argument("--max-bytes", type=int, default=2_000_000)
+    record_flag(parser)
+    options = parser.parse_args()
+    manifest = json.loads((options.dir / "manifest.json").read_text())
+    paths = sorted(
+        e["path"] for e in manifest["files"]
+        if e["path"].endswith(".ptx") and (options.dir / e["path"]).stat().st_size <= options.max_bytes
+    )  # fmt: skip
+    results = {bug: [0, 0, []] for bug in CLASSES}
+    for path in paths:
+        text = (options.dir / path).read_text()
+        for bug, (rule, seed) in CLASSES.items():
+            mutated = seed(text)
+            if mutated is None:
+                continue
+            row = results[bug]
+            row[0] += 1
+            if found(mutated, rule):
+                row[1] += 1
+            else:
+                row[2].append(path)
+    measure = f"check on each corpus PTX of at most {options.max_bytes} bytes, one seeded bug at a time"
+    record = Record("mutations", sys.argv[1:], {"runs": 1, "measure": measure})
+    record.add("modules", len(paths), "count", "corpus PTX modules the bugs were seeded into")
+    print(f"{len(paths)} corpus PTX modules of at most {options.max_bytes} bytes")
+    for bug, (seeded, hit, missed) in results.items():
+        key = re.sub(r"_+", "_", re.sub(r"\W", "_", bug.lower())).strip("_")
+        rule = CLASSES[bug][0]
+        record.add(f"{key}.seeded", seeded, "count", f"{bug}: modules it could be seeded into")
+        record.add(f"{key}.found", hit, "count", f"{bug}: modules where check reported it ({rule})")
+        print(f"{bug:45} {rule:18} {hit:3}/{seeded:<3}" + (f"  not found in {', '.join(missed)}" if missed else ""))
+    if options.record:
+        record.write(tools())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
