@@ -85,7 +85,8 @@ def main() -> int:
         rule = CLASSES[bug][0]
         record.add(f"{key}.seeded", seeded, "count", f"{bug}: modules it could be seeded into")
         record.add(f"{key}.found", hit, "count", f"{bug}: modules where check reported it ({rule})")
-        print(f"{bug:45} {rule:18} {hit:3}/{seeded:<3}" + (f"  not found in {', '.join(missed)}" if missed else ""))
+        where = f"  not found in {', '.join(missed)}" if missed else ""
+        print(f"{bug:45} {rule:18} {hit:3}/{seeded:<3}{where}")
     if options.record:
         record.write(tools())
     return 0
