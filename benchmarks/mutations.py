@@ -15,21 +15,32 @@ it under its rule (an error or a warning), naming the modules where it did not. 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(REPO / "tests"))
 
-from check import mutations as mut  # noqa: E402
-from check import mutations_flow as flow  # noqa: E402
 from results import Record, record_flag, tools  # noqa: E402
 
 import tmemviz  # noqa: E402
+
+
+def _seeds(name: str) -> ModuleType:
+    """tests/check/NAME.py, loaded by its path (this folder's check.py would shadow the tests' package)."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "tests" / "check" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+mut, flow = _seeds("mutations"), _seeds("mutations_flow")
 
 CLASSES: dict[str, tuple[str, Callable[[str], str | None]]] = {
     "nCols not a power of 2": ("alloc-columns", mut.odd_alloc),
