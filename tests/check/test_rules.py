@@ -181,6 +181,16 @@ def test_use_after_dealloc_on_every_path_or_some() -> None:
     assert findings(before) == []
 
 
+@pytest.mark.parametrize(("cols", "judged"), [(512, True), (256, False)])
+def test_a_number_address_is_in_an_allocation_of_every_column(cols: int, judged: bool) -> None:
+    """CUTLASS's kernels that take all 512 columns address lane 0, column 0 as a number: the sole
+    allocation holds it. Of 256 columns, where the allocation lies is not known: no lifetime is judged."""
+    absolute = "mov.b32 %r5, 0;\n" + LD.format(addr="%r5") + USE
+    text = kernel(ALLOC.format(cols=cols) + FREE.format(cols=cols) + absolute)
+    assert [(s, r) for _, s, r in findings(text)] == ([("error", "use-after-dealloc")] if judged else [])
+    assert findings(kernel(ALLOC.format(cols=cols) + absolute + FREE.format(cols=cols))) == []
+
+
 def test_dealloc_twice() -> None:
     twice = kernel(ALLOC.format(cols=64) + FREE.format(cols=64) + FREE.format(cols=64))
     assert findings(twice) == [(line_of(twice, "tcgen05.dealloc", 1), "error", "dealloc-twice")]

@@ -16,10 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 from tmemviz.errors import TmemvizError
-from tmemviz.families.explain.follow.evaluate import Thread, address, addresses, effect
+from tmemviz.families.explain.follow.evaluate import Thread, address, addresses, effect, operand
 from tmemviz.families.explain.follow.footprint import Touch, touches
 from tmemviz.families.explain.follow.values import Sym, Vec, exact
 from tmemviz.ptx.body import Instruction
+from tmemviz.ptx.targets import CAPACITY
 
 Key = Any
 _SPECIAL_KNOWN = ("%laneid", "%warpid")
@@ -51,6 +52,10 @@ class Places:
         self.sole: Key = None
         if alone and len(self.allocs) == 1:
             self.sole = self.static.get(self.allocs[0].index, ("alloc", self.allocs[0].index))
+        self.whole = self.sole is not None and self._columns(self.allocs[0]) == CAPACITY
+        """The sole allocation takes every column of Tensor Memory (PTX ISA 9.7.16.2: 512 on every
+        target with tcgen05): an address given as a number (CUTLASS's kernels that take all 512 columns
+        address lane 0, column 0 without reading the base back) is then in it."""
         self._touches: dict[tuple[int, Any], list[Touch]] = {}
         self._extents: dict[int, Any] = {}
 
@@ -146,7 +151,17 @@ class Places:
             keys = {self.address_key(v) for v in value.items}
             return keys.pop() if len(keys) == 1 else self.sole
         key = self.base_key(value)
+        if key is ABSOLUTE and self.whole:
+            return self.sole
         return key if key is not None else self.sole
+
+    def _columns(self, ins: Instruction) -> int | None:
+        """An alloc's nCols where the kernel's registers written once say (None otherwise)."""
+        try:
+            last = ins.parsed.operands[-1].strip()
+        except (TmemvizError, IndexError):
+            return None
+        return exact(operand(last, self._static, self._anywhere, self.plan.body))
 
     def touches(self, ins: Instruction, regs: dict[str, Any]) -> list[Touch]:
         record = ins.record
