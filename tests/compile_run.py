@@ -67,3 +67,20 @@ def compile_cuda(nvcc: str, directory: Path, source: str, target: str = "sm_100a
         timeout=600,
     )
     return "" if done.returncode == 0 else (done.stdout + done.stderr)[-4000:]
+
+
+def compile_units(nvcc: str, directory: Path, sources: list[str], target: str = "sm_100a") -> str:
+    """Compile several CUDA sources as one translation unit (one nvcc run: its start-up and the
+    ``<cuda/ptx>`` header cost about a second per run); return nvcc's complaints or ''.
+
+    Their ``#include`` lines go first, once each; the rest of each source goes in a namespace of its own
+    (``unit0``, ``unit1`` ...), so their kernels and wrappers keep their names without clashing.
+    """
+    includes: dict[str, None] = {}
+    bodies = []
+    for i, source in enumerate(sources):
+        lines = source.splitlines()
+        includes.update(dict.fromkeys(line for line in lines if line.startswith("#include")))
+        body = "\n".join(line for line in lines if not line.startswith("#include"))
+        bodies.append(f"namespace unit{i} {{\n{body}\n}}  // namespace unit{i}\n")
+    return compile_cuda(nvcc, directory, "\n".join(includes) + "\n" + "".join(bodies), target)

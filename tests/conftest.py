@@ -70,10 +70,20 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """What collection built (every test item, module and parameter: thousands of objects that live
     until the end) is set aside from the garbage collector, which otherwise walks it again at each full
     collection, and the tile, scales and layout sweeps allocate millions of tuples (about a fifth of
-    their time). Cycles the tests make are still collected."""
+    their time). Cycles the tests make are still collected.
+
+    Full collections are made ten times rarer than CPython's default (every 100 collections of the
+    middle generation instead of 10): a sweep case holds containers of tens of thousands of elements
+    (a 256 x 256 tile's elements, the sets it compares), and every full collection walks each of their
+    items. With the default, collection took half the tile sweeps' time (220 full collections of about
+    70 ms in tests/tile/test_layouts_a_to_g.py). The young generations are collected as often as
+    before, so cycles still go early; those that reach the oldest generation (matplotlib figures drawn
+    in a long test) wait longer, about 200 MB more per process at the peak."""
     import gc
 
     gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, 100)
 
 
 @pytest.hookimpl(trylast=True)  # after -m and -k have chosen

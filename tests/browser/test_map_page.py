@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser.test_notebook_display import ARGS, CHROMIUM, MISSING
+from browser.chromium import MISSING
 from check.test_catalogue import CAPACITY, FREE_FIRST
 
 import tmemviz
@@ -27,16 +27,6 @@ OUTSIDE_JS = """svg => {
     return inside ? null : t.textContent;
   }).filter(x => x);
 }"""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Any:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.mark.parametrize("which", ["over", "a-operand"])

@@ -8,41 +8,16 @@ reason, where either is missing, as tests/browser/test_pages.py is.
 
 from __future__ import annotations
 
-import importlib.util
-import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser.chromium import MISSING
 
 import tmemviz
 
-CHROMIUM = Path(os.environ.get("TMEMVIZ_CHROMIUM", "/usr/bin/chromium"))
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 KERNEL = Path(__file__).resolve().parents[1] / "kernels" / "triton_mma_epilogue.ptx"
-
-
-def _missing() -> str | None:
-    if importlib.util.find_spec("playwright") is None:
-        return "browser tests need Playwright for Python: pip install -e '.[test]'"
-    if not CHROMIUM.is_file():
-        return f"browser tests need Chromium at {CHROMIUM} (Debian: apt-get install chromium; .ci/run does)"
-    return None
-
-
-MISSING = _missing()
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield launched
-        launched.close()
 
 
 def output_page(tmp_path: Path, *shown: str) -> Path:

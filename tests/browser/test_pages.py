@@ -9,42 +9,20 @@ file and logged no console error. Skipped, with the reason, where Chromium or Pl
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from browser.chromium import MISSING
 
 from tmemviz.catalog import Catalog
 from tmemviz.cli import main
 from tmemviz.families.ldst import layout as mapper
 from tmemviz.families.ldst.shapes import KIND as LDST
 
-CHROMIUM = Path(os.environ.get("TMEMVIZ_CHROMIUM", "/usr/bin/chromium"))
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 GALLERY = Path(__file__).resolve().parents[2] / "gallery"
-
-
-def _missing() -> str | None:
-    if importlib.util.find_spec("playwright") is None:
-        return "browser tests need Playwright for Python: pip install -e '.[test]'"
-    if not CHROMIUM.is_file():
-        return f"browser tests need Chromium at {CHROMIUM} (Debian: apt-get install chromium; .ci/run does)"
-    return None
-
-
-MISSING = _missing()
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
 
 PAGES = {
@@ -101,16 +79,6 @@ class Pages:
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory: pytest.TempPathFactory) -> Pages:
     return Pages(tmp_path_factory.mktemp("pages"))
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield launched
-        launched.close()
 
 
 @dataclass

@@ -6,32 +6,22 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
-from typing import Any
 
 import pytest
+from check import checked
+from check.checked import seen
 from check.test_mutations import CLASSES
 
 from tmemviz.catalog import Catalog
-from tmemviz.families.check.source import check_file
 from tmemviz.ptx.stream import events
 
 KERNELS = sorted((Path(__file__).parents[1] / "kernels").glob("*.ptx"))
 
 
-def seen(text: str, catalog: Catalog, defer: bool) -> tuple[Any, ...]:
-    """Findings, regions, and each kernel's allocs and tcgen05 statements."""
-    checked = check_file("k.ptx", text.splitlines(keepends=True), catalog, defer=defer)
-    kernels = [
-        (k.name, k.line, [(a.line, a.columns) for a in k.allocs], [(s.line, s.op) for s in k.statements])
-        for k in checked.kernels
-    ]
-    return [f.record() for f in checked.findings], repr(checked.regions), kernels
-
-
 @pytest.mark.parametrize("path", KERNELS, ids=[p.name for p in KERNELS])
 def test_every_kernel_and_each_seeded_bug_checks_the_same_deferred(path: Path, catalog: Catalog) -> None:
     text = path.read_text()
-    assert seen(text, catalog, True) == seen(text, catalog, False)
+    assert checked.deferred(text) == seen(text, catalog, False)
     # A quarter of the bug classes per kernel, a different quarter on the next: every class is still
     # seeded into a quarter of the kernels (test_mutations seeds each into all of them).
     rank = KERNELS.index(path)
@@ -40,7 +30,7 @@ def test_every_kernel_and_each_seeded_bug_checks_the_same_deferred(path: Path, c
             continue
         mutated = mutate(path.name, text)
         if mutated is not None:
-            assert seen(mutated, catalog, True) == seen(mutated, catalog, False)
+            assert checked.deferred(mutated) == seen(mutated, catalog, False)
 
 
 CALLER = """.version 8.6

@@ -6,6 +6,7 @@ from the evaluated one, liveness by a worklist, the cycle collector paused and r
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,20 @@ from tmemviz.ptx import constants as c
 KERNELS = sorted((Path(__file__).resolve().parents[1] / "kernels").glob("*.ptx"))
 
 
-def analysed(path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Analysed]:
-    """Every function of ``path`` with tcgen05, as check analysed it."""
+_ANALYSED: dict[Path, list[Analysed]] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_analyses() -> Iterator[None]:
+    yield
+    _ANALYSED.clear()
+
+
+def analysed(path: Path) -> list[Analysed]:
+    """Every function of ``path`` with tcgen05, as check analysed it: checked once for the four tests of
+    this module, which only read the analyses (each builds its own machine, plan or liveness from them)."""
+    if path in _ANALYSED:
+        return _ANALYSED[path]
     found: list[Analysed] = []
     original = follower.analyse
 
@@ -34,18 +47,18 @@ def analysed(path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Analysed]:
         found.append(a)
         return a
 
-    monkeypatch.setattr(follower, "analyse", keep)
-    tmemviz.check(str(path))
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(follower, "analyse", keep)
+        tmemviz.check(str(path))
     assert found, f"{path.name} has no function with tcgen05"
+    _ANALYSED[path] = found
     return found
 
 
 @pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
-def test_notes_kept_from_the_solve_are_those_of_a_pass_over_it(
-    path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_notes_kept_from_the_solve_are_those_of_a_pass_over_it(path: Path) -> None:
     compared = 0
-    for a in analysed(path, monkeypatch):
+    for a in analysed(path):
         for t in a.traces:
             machine = Machine(a.plan, Thread(t.warps, a.body.ntid), a.places)
             states = machine.solve()
@@ -60,9 +73,7 @@ def test_notes_kept_from_the_solve_are_those_of_a_pass_over_it(
 
 
 @pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
-def test_independent_instructions_give_the_same_whatever_they_read(
-    path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_independent_instructions_give_the_same_whatever_they_read(path: Path) -> None:
     """What :func:`independent` says of every instruction the slices meet holds: effect is the same
     whatever its operands hold (nothing known, a constant, a base plus an offset, a predicate's)."""
     getters = [
@@ -72,7 +83,7 @@ def test_independent_instructions_give_the_same_whatever_they_read(
         lambda _: c.choice(c.const(0), c.const(1)),
     ]
     seen = 0
-    for a in analysed(path, monkeypatch):
+    for a in analysed(path):
         thread = Thread(0, a.body.ntid)
         for ins in a.plan.instructions:
             if ins.index not in a.plan.whole or not independent(ins):
@@ -84,8 +95,8 @@ def test_independent_instructions_give_the_same_whatever_they_read(
 
 
 @pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
-def test_the_grown_slice_is_the_slice_without_cuts(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for a in analysed(path, monkeypatch):
+def test_the_grown_slice_is_the_slice_without_cuts(path: Path) -> None:
+    for a in analysed(path):
         fresh = Plan(a.body)
         needed: list[str] = []
         chosen: set[int] = set()
@@ -110,8 +121,8 @@ def test_the_grown_slice_is_the_slice_without_cuts(path: Path, monkeypatch: pyte
 
 
 @pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
-def test_liveness_by_worklist_is_liveness_by_sweeps(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for a in analysed(path, monkeypatch):
+def test_liveness_by_worklist_is_liveness_by_sweeps(path: Path) -> None:
+    for a in analysed(path):
         plan = a.plan
         uses, kills = [], []
         for code in plan.code:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from cli_run import bad, ok, run
-from compile_run import assemble, compile_cuda
+from compile_run import assemble, compile_units
 
 from tmemviz.catalog import Catalog
 from tmemviz.families.cp import dialects
@@ -64,13 +64,12 @@ def test_every_cuda_wrapper_and_cccl_call_compiles(
         + "\n".join(functions)
         + f"\n__global__ void k(uint32_t taddr, uint64_t sdesc) {{\n{calls}\n}}\n"
     )
-    assert compile_cuda(nvcc, tmp_path, source) == ""
     cccl = "\n".join(f"  {dialects.cccl(cp).code}" for cp in copies)
-    source = (
+    cccl_source = (
         "#include <cstdint>\n#include <cuda/ptx>\n"
         f"__global__ void k(uint32_t taddr, uint64_t sdesc) {{\n{cccl}\n}}\n"
     )
-    assert compile_cuda(nvcc, tmp_path, source) == ""
+    assert compile_units(nvcc, tmp_path, [source, cccl_source]) == ""
 
 
 def test_cutlass_names_are_cutlass_atoms_issuing_the_same_ptx(catalog: Catalog) -> None:

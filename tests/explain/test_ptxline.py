@@ -171,10 +171,9 @@ def test_guarded_cp_line_in_ptx_keeps_its_immediate(ptxas: str, tmp_path, capsys
 
 def test_cuda_and_cccl_with_the_immediate_compile(nvcc: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The CUDA wrapper and the cuda::ptx call of compiler lines with immediates compile with nvcc."""
-    from compile_run import compile_cuda
+    from compile_run import compile_units
     from ldst.test_dialects import cccl_source, cuda_source
 
     lines = [TRITON_ST, "tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r3, %r4}, [%r2 + 0x200080];"]
     instructions = [tmemviz.layout(line).subject for line in lines]
-    assert compile_cuda(nvcc, tmp_path, cuda_source(instructions)) == ""
-    assert compile_cuda(nvcc, tmp_path, cccl_source(instructions)) == ""
+    assert compile_units(nvcc, tmp_path, [cuda_source(instructions), cccl_source(instructions)]) == ""

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from cli_run import bad, ok
-from compile_run import assemble, compile_cuda
+from compile_run import assemble, compile_cuda, compile_units
 
 from tmemviz.catalog import Catalog
 from tmemviz.families.ldst import dialects
@@ -173,8 +173,7 @@ def test_sample_cuda_and_cccl_compile(nvcc: str, tmp_path: Path, catalog: Catalo
 @pytest.mark.slow
 def test_every_cuda_wrapper_and_cccl_call_compiles(nvcc: str, tmp_path: Path, catalog: Catalog) -> None:
     everything = every_instruction(catalog) + sample(catalog)  # the samples too (they run instead of them)
-    assert compile_cuda(nvcc, tmp_path, cuda_source(everything)) == ""
-    assert compile_cuda(nvcc, tmp_path, cccl_source(everything)) == ""
+    assert compile_units(nvcc, tmp_path, [cuda_source(everything), cccl_source(everything)]) == ""
     reductions = every_reduction(catalog) + red_sample(catalog)
     assert compile_cuda(nvcc, tmp_path, cuda_source(reductions), "sm_103a") == ""
 

@@ -8,6 +8,7 @@ ptxas made (a retried alloc, split halves) count once: the comparison is of sets
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 
@@ -25,6 +26,20 @@ LISTINGS = sorted(p.stem for p in KERNELS.glob("*.sass"))
 
 def files(*paths: Path) -> list[dict]:
     return tmemviz.explain(list(paths)).lists()[0][1]
+
+
+_EXPLAINED: dict[tuple[Path, str], tuple[dict, dict]] = {}
+
+
+def explained(ptx: Path, cubin: Path) -> tuple[dict, dict]:
+    """``files(ptx, cubin)``, once per PTX file and cubin content (the records are only read). A committed
+    cubin is what ptxas assembles here with the README's flags (-lineinfo), so the two tests that explain
+    it share one nvdisasm run: about half a second of nvdisasm's start-up each, whatever the cubin."""
+    key = (ptx, hashlib.sha256(cubin.read_bytes()).hexdigest())
+    if key not in _EXPLAINED:
+        ptx_file, sass_file = files(ptx, cubin)
+        _EXPLAINED[key] = (ptx_file, sass_file)
+    return _EXPLAINED[key]
 
 
 def ptx_line(sass: dict, record: dict) -> int:
@@ -70,7 +85,7 @@ def nvdisasm() -> str:
 @pytest.mark.parametrize("name", CUBINS)
 def test_cubin_explains_the_ptx_work(name: str, nvdisasm: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(Path(nvdisasm).parent), prepend=":")
-    ptx, sass = files(KERNELS / f"{name}.ptx", KERNELS / f"{name}.cubin")
+    ptx, sass = explained(KERNELS / f"{name}.ptx", KERNELS / f"{name}.cubin")
     assert sass["language"] == "sass" and sass["target"] == ptx["target"]
     same_work(ptx, sass)
     # ptxas -lineinfo: each tcgen05 instruction has its Python line (hand-written PTX has none).
@@ -211,8 +226,9 @@ def test_vector_registers_checked_on_a_real_kernel() -> None:
 def test_every_ptx_fixture_assembled_here_explains_the_same_work(
     name: str, sass_tools: tuple[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Every PTX fixture (Triton, CuTe DSL, nvcc, hand-written), assembled by ptxas 13.5 here (the cubin
-    stays in a temporary directory): its SASS explains the same tcgen05 work."""
+    """Every PTX fixture (Triton, CuTe DSL, nvcc, hand-written), assembled by ptxas 13.5 here as the
+    committed cubins were (``-lineinfo``; the cubin stays in a temporary directory): its SASS explains
+    the same tcgen05 work."""
     import subprocess
 
     ptxas, nvdisasm = sass_tools
@@ -220,11 +236,11 @@ def test_every_ptx_fixture_assembled_here_explains_the_same_work(
     target = re.search(r"^\s*\.target\s+(sm_\w+)", source.read_text(), re.MULTILINE).group(1)
     cubin = tmp_path / f"{name}.cubin"
     done = subprocess.run(
-        [ptxas, f"-arch={target}", str(source), "-o", str(cubin)], capture_output=True, text=True
+        [ptxas, f"-arch={target}", "-lineinfo", str(source), "-o", str(cubin)], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr[-2000:]
     monkeypatch.setenv("PATH", str(Path(nvdisasm).parent), prepend=":")
-    ptx, sass = files(source, cubin)
+    ptx, sass = explained(source, cubin)
     same_work(ptx, sass)
     assert sass["pairing"]["sass_without_ptx"] == []
     lonely = [p for p in sass["pairing"]["pairs"] if not p["sass"] and p["op"] not in NO_INSTRUCTION]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from functools import cache
 from itertools import product
 from operator import attrgetter
 from pathlib import Path
@@ -77,13 +79,7 @@ CUTLASS_ATOMS = {
 
 def cute_eval(text: str, n: int, coord: tuple[int, int]) -> int:
     """A tiny reading of a rank-2 CuTe layout string: colexicographic coordinates, dot with strides."""
-    text = text.replace("N/2", str(n // 2)).replace("N/4", str(n // 4)).replace("N", str(n))
-    shape_text, stride_text = text.split(":")
-
-    def parse(s: str) -> object:
-        return json.loads(re.sub(r"\(", "[", re.sub(r"\)", "]", s)))
-
-    shapes, strides = parse(shape_text), parse(stride_text)
+    shapes, strides = _cute_modes(text, n)
     total = 0
     for mode_shape, mode_stride, x in zip(shapes, strides, coord, strict=True):  # type: ignore[call-overload]
         if isinstance(mode_shape, int):
@@ -93,6 +89,19 @@ def cute_eval(text: str, n: int, coord: tuple[int, int]) -> int:
             total += (x % s) * d
             x //= s
     return total
+
+
+@cache
+def _cute_modes(text: str, n: int) -> tuple[list, list]:  # type: ignore[type-arg]
+    """The layout string's shapes and strides with N substituted, read once per (layout, N), not per
+    element (the reading is the same for every coordinate)."""
+    text = text.replace("N/2", str(n // 2)).replace("N/4", str(n // 4)).replace("N", str(n))
+    shape_text, stride_text = text.split(":")
+
+    def parse(s: str) -> list:  # type: ignore[type-arg]
+        return json.loads(re.sub(r"\(", "[", re.sub(r"\)", "]", s)))
+
+    return parse(shape_text), parse(stride_text)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(map(str, c)))
@@ -130,6 +139,14 @@ def test_every_element_once_lane_rule_and_the_single_instruction_mapper(
 
 
 _ALONE: dict[tuple, frozenset[tuple[int, int, int, int]]] = {}  # type: ignore[type-arg]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_alone() -> Iterator[None]:
+    """The cells cached for this module's cases (hundreds of thousands) are let go after it: the rest of
+    the session's full garbage collections would walk them all."""
+    yield
+    _ALONE.clear()
 
 
 def _alone(shape, num, pack, split_offset, taddr, warp) -> frozenset[tuple[int, int, int, int]]:  # type: ignore[no-untyped-def]
@@ -215,9 +232,7 @@ CUTE_DSL = [
 
 def cute_dsl_place(layout: str, m: int, n: int) -> tuple[int, int]:
     """(lane, column) of (m, n) under the printed rank-2 mode ``((M, N), 1, 1):(strides, 0, 0)``."""
-    shape_text, stride_text = layout.split(":")
-    shape = json.loads(shape_text.replace("(", "[").replace(")", "]"))[0]
-    stride = json.loads(stride_text.replace("(", "[").replace(")", "]"))[0]
+    shape, stride = _cute_dsl_modes(layout)
     address = 0
     for mode_shape, mode_stride, x in zip(shape, stride, (m, n), strict=True):
         for s, d in zip(
@@ -227,6 +242,15 @@ def cute_dsl_place(layout: str, m: int, n: int) -> tuple[int, int]:
             address += (x % s) * d
             x //= s
     return address >> 16, address & 0xFFFF
+
+
+@cache
+def _cute_dsl_modes(layout: str) -> tuple[list, list]:  # type: ignore[type-arg]
+    """The first mode's shape and stride of a printed layout, read once per layout (not per element)."""
+    shape_text, stride_text = layout.split(":")
+    shape = json.loads(shape_text.replace("(", "[").replace(")", "]"))[0]
+    stride = json.loads(stride_text.replace("(", "[").replace(")", "]"))[0]
+    return shape, stride
 
 
 @pytest.mark.parametrize("row", [r for r in CUTE_DSL if r[0] != "C"], ids=lambda r: r[0])

@@ -29,9 +29,13 @@ def png_palette(rgba: memoryview, out: io.BytesIO) -> None:
 
     pixels = np.asarray(rgba)
     height, width = pixels.shape[:2]
-    colors = palette_of(pixels[:: -(-width * height // SAMPLE_PIXELS), :, :3])
+    step = -(-width * height // SAMPLE_PIXELS)
+    sample = pixels[::step, :, :3]
+    # A page no bigger than the sample is the sample: its colors are counted once, for both uses.
+    counted = _counted(sample)
+    colors = palette_of(sample, counted)
     table = np.array(colors, dtype=np.int32)
-    image = Image.fromarray(_mapped(pixels, table), "P")
+    image = Image.fromarray(_mapped(pixels, table, counted if step == 1 else None), "P")
     image.putpalette([v for c in colors for v in c])
     image.save(out, format="png", compress_level=6)
 
@@ -49,20 +53,30 @@ def _nearest(found, table):  # type: ignore[no-untyped-def]
     return near
 
 
-def _mapped(pixels, table):  # type: ignore[no-untyped-def]
-    """The page's palette indices, strip by strip (no second copy of a big page)."""
+def _mapped(pixels, table, counted=None):  # type: ignore[no-untyped-def]
+    """The page's palette indices, strip by strip (no second copy of a big page); ``counted``: the
+    page's colors as :func:`_counted` gives them, when already counted."""
     import numpy as np
     from PIL import Image
 
     height, width = pixels.shape[:2]
+    page = np.ascontiguousarray(pixels)  # Agg's buffer already is: no copy
     # Every color of the page (Pillow counts them without a copy), then each one's nearest entry.
-    page = Image.frombuffer("RGBA", (width, height), np.ascontiguousarray(pixels), "raw", "RGBA", 0, 1)
-    found = np.array(sorted(r << 16 | g << 8 | b for _, (r, g, b, _) in page.getcolors(width * height)))
+    if counted is None:
+        image = Image.frombuffer("RGBA", (width, height), page, "raw", "RGBA", 0, 1)
+        found = np.array(
+            sorted({r << 16 | g << 8 | b for _, (r, g, b, _) in image.getcolors(width * height)})
+        )
+    else:
+        found = np.array(sorted(r << 16 | g << 8 | b for _, (r, g, b) in counted))
+    # The table is looked up by each pixel's four bytes read as one little-endian word, alpha masked
+    # off (0xBBGGRR): one operation per pixel instead of widening and shifting every channel.
     lut = np.zeros(1 << 24, dtype=np.uint8)
-    lut[found] = _nearest(found, table)
+    lut[(found & 0xFF) << 16 | (found & 0xFF00) | found >> 16] = _nearest(found, table)
+    words = page.view("<u4").reshape(height, width)
     index = np.empty((height, width), dtype=np.uint8)
     for top in range(0, height, STRIP_ROWS):
-        index[top : top + STRIP_ROWS] = lut[_packed(pixels[top : top + STRIP_ROWS])]
+        index[top : top + STRIP_ROWS] = lut[words[top : top + STRIP_ROWS] & 0xFFFFFF]
     return index
 
 
@@ -74,14 +88,23 @@ def _packed(pixels):  # type: ignore[no-untyped-def]
     return (p[..., 0] << 16) | (p[..., 1] << 8) | p[..., 2]
 
 
-def palette_of(sample) -> list[tuple[int, int, int]]:  # type: ignore[no-untyped-def]
-    """At most 256 colors for the (h, w, 3) uint8 ``sample``: all of them when there are no more, else
-    the :data:`EXACT` most frequent and a median cut of the pixels they leave (anti-aliased edges)."""
+def _counted(sample):  # type: ignore[no-untyped-def]
+    """(count, (r, g, b)) of every color of the (h, w, 3) uint8 ``sample``, the most frequent first."""
     import numpy as np
     from PIL import Image
 
     image = Image.fromarray(np.ascontiguousarray(sample), "RGB")
-    counted = sorted(image.getcolors(image.width * image.height), key=lambda c: (-c[0], c[1]))
+    return sorted(image.getcolors(image.width * image.height), key=lambda c: (-c[0], c[1]))
+
+
+def palette_of(sample, counted=None) -> list[tuple[int, int, int]]:  # type: ignore[no-untyped-def]
+    """At most 256 colors for the (h, w, 3) uint8 ``sample``: all of them when there are no more, else
+    the :data:`EXACT` most frequent and a median cut of the pixels they leave (anti-aliased edges).
+    ``counted``: the sample's colors as :func:`_counted` gives them, when already counted."""
+    import numpy as np
+    from PIL import Image
+
+    counted = _counted(sample) if counted is None else counted
     colors = [tuple(c) for _, c in counted]
     if len(colors) <= 256:
         return colors

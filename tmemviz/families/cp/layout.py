@@ -26,6 +26,7 @@ Landing(row=40, word=3, cta=0, lane=104, col=3)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 from tmemviz.errors import TmemvizError
@@ -89,7 +90,7 @@ class Copy:
         address = f"{taddr_operand} + {imm}" if imm else taddr_operand
         return f"{self.mnemonic} [{address}], {desc_operand};"
 
-    @property
+    @cached_property  # asked for each byte a map or a lookup places
     def origin(self) -> tuple[int, int]:
         """taddr (or the base register, as 0,0) plus the address immediate."""
         lane, col = self.taddr if self.taddr is not None else (0, 0)

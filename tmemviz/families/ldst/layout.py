@@ -286,13 +286,14 @@ def cells(ins: Instruction) -> tuple[Cell, ...]:
 Cell(thread=3, reg=1, half=0, lane=3, col=2), Cell(thread=3, reg=1, half=1, lane=3, col=3)]
     """
     (lane0, col0), new = ins.origin, tuple.__new__  # new: a Cell without a constructor call (8192 at most)
-    at_origin = _cells_at_origin(ins.shape, ins.num, ins.pack, ins.split_offset)
+    at_origin = cells_at_origin(ins.shape, ins.num, ins.pack, ins.split_offset)
     return tuple([new(Cell, (t, r, h, lane0 + lane, col0 + col)) for t, r, h, lane, col in at_origin])
 
 
 @lru_cache(maxsize=32)
-def _cells_at_origin(shape: Shape, num: int, pack: bool, split_offset: int | None) -> tuple[Cell, ...]:
-    """cells() with the access at lane 0, column 0: shifted alike, they keep their order (one sort)."""
+def cells_at_origin(shape: Shape, num: int, pack: bool, split_offset: int | None) -> tuple[Cell, ...]:
+    """cells() with the access at lane 0, column 0 (``ins.origin`` added to each cell gives cells(ins)):
+    shifted alike, they keep their order (one sort). A tile adds the origin itself, building no Cell twice."""
     regs, width = shape.registers_per_rep, shape.columns_per_rep
     bases = (0,) if split_offset is None else (0, split_offset)
     return tuple(

@@ -101,6 +101,11 @@ class Scales:
     """TMEM column of the first chunk."""
 
     @functools.cached_property
+    def made_transfers(self) -> dict[int, Transfer]:
+        """The copies :func:`transfer_of` has built for this tile, by index (no part of its value)."""
+        return {}
+
+    @functools.cached_property
     def rows(self) -> int:
         """Rows whose scale factors one CTA holds: A's M/cta_group, all N of B (as CUTLASS holds it)."""
         return self.extent // self.cta_group if self.operand == "A" else self.extent
@@ -232,11 +237,17 @@ def transfers(s: Scales) -> tuple[Transfer, ...]:
 
 
 def transfer_of(s: Scales, tile: int, kchunk: int) -> Transfer:
-    """The copy of one chunk (built alone, without the others)."""
-    col = chunk_column(s, tile, kchunk)
-    cp = _copy(s.shape, s.cta_group, col)
+    """The copy of one chunk (built alone, without the others), kept on ``s``: a map or a sweep asks
+    for the same few copies once per byte, and a cache keyed by the copy's shape hashes the whole shape
+    file each time."""
     index = tile + s.tiles * kchunk
-    return Transfer(index, tile, kchunk, CHUNK_BYTES * chunk_index(s, tile, kchunk), col, cp)
+    made = s.made_transfers.get(index)
+    if made is None:
+        col = chunk_column(s, tile, kchunk)
+        cp = _copy(s.shape, s.cta_group, col)
+        made = Transfer(index, tile, kchunk, CHUNK_BYTES * chunk_index(s, tile, kchunk), col, cp)
+        s.made_transfers[index] = made
+    return made
 
 
 @functools.lru_cache(maxsize=4096)

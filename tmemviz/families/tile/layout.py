@@ -46,7 +46,7 @@ from typing import NamedTuple
 from tmemviz.errors import TmemvizError
 from tmemviz.families.datapath.organization import check_n, check_offset, check_tile_n, choose, place, unplace
 from tmemviz.families.datapath.shapes import DataPath
-from tmemviz.families.ldst.layout import cells, which
+from tmemviz.families.ldst.layout import cells_at_origin, which
 from tmemviz.families.ldst.shapes import Shape
 from tmemviz.families.tile.plan import Issued, make_plan
 from tmemviz.tmem import TMEM_COLUMNS, TMEM_LANES, WARP_LANES
@@ -254,10 +254,13 @@ def elements(tile: Tile) -> tuple[Element, ...]:
     """
     col0 = tile.base[1]
     packed = tile.storage == "packed"
-    path, n_total, offset = tile.path, tile.n, tile.base[0]
+    path, m_total, n_total, offset = tile.path, tile.m, tile.n, tile.base[0]
     new = tuple.__new__  # an Element without a Python-level constructor call: there are M x N of them
-    out: list[Element] = []
-    append = out.append
+    # Each element goes straight to its place in the M x N grid as it is made (no second pass, no
+    # sort): the plan holds each (m, n) once. One outside the grid or on a place already taken is kept
+    # aside, and then all are sorted (stably: in the order made), so a wrong plan still shows as it is.
+    grid: list[Element | None] = [None] * (m_total * n_total)
+    aside: list[Element] = []
     # unplace moves a lane's elements by whole rows and column parts, never along a row (PTX 9.7.16.10.5):
     # (m, n) is the lane's (row, first n) plus the element column, so unplace once per lane of each CTA.
     by_cta = {
@@ -267,27 +270,34 @@ def elements(tile: Tile) -> tuple[Element, ...]:
     for issued in tile.issued:
         warp, index, cta = issued.warp, issued.index, issued.cta
         rows = by_cta[cta]
-        for c in cells(issued.ins):
-            row = rows[c.lane]
-            assert row is not None, f"{issued.ins.mnemonic} reads lane {c.lane}, which holds no D"
+        ins = issued.ins
+        # cells(ins) is cells_at_origin moved by ins.origin: moved here, each cell built once.
+        lane0, first_col = ins.origin
+        at_origin = cells_at_origin(ins.shape, ins.num, ins.pack, ins.split_offset)
+        for thread, reg, cell_half, lane, col in at_origin:
+            lane += lane0
+            col += first_col
+            row = rows[lane]
+            assert row is not None, f"{ins.mnemonic} reads lane {lane}, which holds no D"
             m, n0 = row
-            for half in (0, 1) if packed else (c.half,):
-                e = 2 * (c.col - col0) + half if packed else c.col - col0
-                append(new(Element, (warp, c.thread, index, c.reg, half, m, n0 + e, c.lane, c.col, cta)))
-    return _by_m_n(out, tile.m, n_total)
-
-
-def _by_m_n(out: list[Element], m: int, n: int) -> tuple[Element, ...]:
-    """``out`` sorted by (m, n): each element straight to its place when the plan holds each (m, n) of
-    the M x N grid once (it does); anything else is sorted, so a wrong plan still shows as it is."""
-    grid: list[Element | None] = [None] * (m * n)
-    for e in out:
-        i = e.m * n + e.n
-        if not (0 <= e.m < m and 0 <= e.n < n) or grid[i] is not None:
-            return tuple(sorted(out, key=_BY_M_N))
-        grid[i] = e
-    if len(out) != m * n:
-        return tuple(sorted(out, key=_BY_M_N))
+            if packed:  # two elements per column: the even one in bits 15:0
+                n0 += 2 * (col - col0)
+                for half in (0, 1):
+                    n = n0 + half
+                    e = new(Element, (warp, thread, index, reg, half, m, n, lane, col, cta))
+                    if 0 <= m < m_total and 0 <= n < n_total and grid[m * n_total + n] is None:
+                        grid[m * n_total + n] = e
+                    else:
+                        aside.append(e)
+            else:
+                n = n0 + col - col0
+                e = new(Element, (warp, thread, index, reg, cell_half, m, n, lane, col, cta))
+                if 0 <= m < m_total and 0 <= n < n_total and grid[m * n_total + n] is None:
+                    grid[m * n_total + n] = e
+                else:
+                    aside.append(e)
+    if aside or None in grid:
+        return tuple(sorted([e for e in grid if e is not None] + aside, key=_BY_M_N))
     return tuple(grid)  # type: ignore[arg-type]
 
 
