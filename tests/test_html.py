@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import importlib.util
 import os
 import re
 import subprocess
@@ -302,9 +301,8 @@ def test_figure_writes_html_for_every_kind(capsys: pytest.CaptureFixture[str], t
             "--cols",
             "64",
         ],
+        "tile": ["tile", "--n", "16", "--shape", "16x256b"],  # 2048 elements: labelled
     }
-    if importlib.util.find_spec("tmemviz.tile") is not None:  # the tile family, once it has landed
-        runs["tile"] = ["tile", "--n", "16", "--shape", "16x256b"]  # 2048 elements: labelled
     for kind, args in runs.items():
         out = tmp_path / f"{kind}.html"
         assert ok(capsys, "figure", *args, "-o", str(out)) == ""

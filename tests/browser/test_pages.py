@@ -8,7 +8,6 @@ file and logged no console error. Skipped, with the reason, where Chromium or Pl
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -54,10 +53,8 @@ PAGES = {
     ],
     "desc": ["desc", "0x4000404000010000"],
 }
-TILE = importlib.util.find_spec("tmemviz.tile") is not None  # the tile family, once it has landed
-if TILE:
-    PAGES["tile"] = ["tile", "--n", "64", "--shape", "16x256b", "--detail", "all"]
-    PAGES["tile.schematic"] = ["tile", "--n", "256", "--shape", "16x256b"]
+PAGES["tile"] = ["tile", "--n", "64", "--shape", "16x256b", "--detail", "all"]
+PAGES["tile.schematic"] = ["tile", "--n", "256", "--shape", "16x256b"]
 
 
 class Pages:
@@ -347,7 +344,6 @@ def test_decompress_and_pack_pages(visit, pages: Pages) -> None:  # type: ignore
     v.clean()
 
 
-@pytest.mark.skipif(not TILE, reason="the tile family has not landed")
 def test_tile_page(visit, pages: Pages) -> None:  # type: ignore[no-untyped-def]
     v = visit(pages["tile"])
     assert v.count(".cell") > 0
@@ -364,7 +360,6 @@ def test_tile_page(visit, pages: Pages) -> None:  # type: ignore[no-untyped-def]
     v.clean()
 
 
-@pytest.mark.skipif(not TILE, reason="the tile family has not landed")
 def test_big_tile_is_a_schematic_with_per_element_detail(visit, pages: Pages) -> None:  # type: ignore[no-untyped-def]
     """128 x 256: one Field image, the holder of any D[m][n] on hover; a click selects one warp's thread."""
     v = visit(pages["tile.schematic"])
