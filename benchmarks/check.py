@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from explain import FIXTURES, REPO, corpus_module, kernels_module, plain_module
-from results import Record, record_flag, tools
+from results import Record, record_flag, tools, usage_of
 
 RATIO = 5.0
 MEMORY_MB = 150.0
@@ -44,12 +44,7 @@ BIG_BYTES = 1 << 20
 def run(command: list[str], out: Path | None = None) -> tuple[float, float]:
     """CPU seconds and peak memory (MB) of one run; check exits 1 on findings, so 0 and 1 both finish.
     ``out`` keeps the output (the findings are counted from it), else it is discarded."""
-    with open(out or os.devnull, "wb") as sink:
-        child = subprocess.Popen(command, stdout=sink, stderr=subprocess.DEVNULL, cwd=REPO)
-        _, status, usage = os.wait4(child.pid, 0)
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        raise SystemExit(f"{' '.join(command)} failed")
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    return usage_of(command, out, ok=(0, 1))
 
 
 Times = tuple[list[float], float, list[float], float]

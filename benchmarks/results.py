@@ -37,6 +37,36 @@ NOISE = {"s": 0.05, "s wall": 0.10, "ms wall": 0.10, "MB": 0.05, "x": 0.10, "byt
          "/s": 0.10, "minutes": 0.10}  # fmt: skip
 
 
+_LAUNCH = (
+    "import resource, subprocess, sys\n"
+    "with open(sys.argv[1], 'wb') as sink:\n"
+    "    code = subprocess.run(sys.argv[2:], stdout=sink, stderr=subprocess.DEVNULL).returncode\n"
+    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "print(code, u.ru_utime + u.ru_stime, u.ru_maxrss)\n"
+)
+
+
+def usage_of(
+    command: Sequence[str],
+    out: Path | None = None,
+    ok: Sequence[int] = (0,),
+    env: dict[str, str] | None = None,
+) -> tuple[float, float]:
+    """(CPU seconds, peak MB) of one run of ``command``, its output kept in ``out`` (else discarded); an
+    exit status outside ``ok`` stops the benchmark. The command is started by a small launcher, not by
+    the benchmark: Linux counts a forked child's pages as resident from the fork, so a child of a
+    benchmark that has read a large JSON output reported that benchmark's memory as its own (the CUTLASS
+    77 FMHA listing seemed to take 109 MB; it takes 43)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _LAUNCH, str(out or os.devnull), *command],
+        capture_output=True, text=True, cwd=REPO, env=env,
+    )  # fmt: skip
+    code, cpu, kb = done.stdout.split() if done.returncode == 0 else ("-1", "0", "0")
+    if int(code) not in ok:
+        raise SystemExit(f"{' '.join(command)} failed (exit {code})")
+    return float(cpu), int(kb) / 1024
+
+
 def machine() -> dict[str, object]:
     """The facts of this machine a timing depends on."""
     model = platform.processor() or platform.machine()

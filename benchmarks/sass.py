@@ -32,7 +32,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from results import Record, record_flag, tools  # noqa: E402
+from results import Record, record_flag, tools, usage_of  # noqa: E402
 
 KERNELS = REPO / "tests" / "kernels"
 TARGET = 3.0
@@ -99,26 +99,9 @@ def fmha_cubin(directory: Path) -> Path | None:
     return cubin
 
 
-_LAUNCH = (
-    "import resource, subprocess, sys\n"
-    "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)\n"
-    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-    "print(u.ru_utime + u.ru_stime, u.ru_maxrss)\n"
-)
-"""Runs a command and prints its CPU seconds and peak KB. A child's peak counts what it shared with its
-parent before it started the command (Linux counts a forked child's pages as resident from the fork):
-started from this process, after it has read a large listing's JSON, the command seemed to take 109 MB
-where it takes 43; started from this small launcher, it is measured alone."""
-
-
 def peak(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(CPU seconds, peak MB) of one run of ``command`` (output discarded)."""
-    done = subprocess.run([sys.executable, "-c", _LAUNCH, *command], capture_output=True, text=True,
-                          cwd=REPO, env=env)  # fmt: skip
-    if done.returncode:
-        raise SystemExit(f"{' '.join(command)} failed")
-    cpu, kb = done.stdout.split()
-    return float(cpu), int(kb) / 1024
+    return usage_of(command, env=env)
 
 
 def instructions(cli: list[str], cubin: Path, env: dict[str, str]) -> int:
