@@ -4,8 +4,8 @@ every PTX of the corpus (``python benchmarks/corpus.py DIR`` builds it), and whe
 Usage: python benchmarks/mutations.py DIR [--max-bytes N] [--record]
 
 tests/check/test_mutations.py holds check to finding each class in at least 90% of the fixtures of
-tests/kernels; this runs the same seeds (tests/check/mutations.py, mutations_flow.py: every class but
-"shrink the alloc", which needs each kernel's last used column, known only for the fixtures) over the
+tests/kernels; this runs the same seeds (tests/check/seeds.py: every class but "shrink the alloc", which needs
+each kernel's last used column, known only for the fixtures) over the
 corpus's PTX modules up to ``--max-bytes`` (default 2 MB: CUTLASS 77's attention modules cost a minute
 per seed), and prints, per class, in how many modules it could be seeded and in how many check reported
 it under its rule (an error or a warning), naming the modules where it did not. ``--record`` writes
@@ -15,47 +15,21 @@ it under its rule (an error or a warning), naming the modules where it did not. 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import re
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+HERE = Path(__file__).resolve().parent
+# The tests' seeds first, with this folder off the path: its check.py would shadow the package tests/check.
+sys.path[:] = [str(REPO / "tests"), *(p for p in sys.path if Path(p or ".").resolve() != HERE)]
+from check.seeds import SEEDS  # noqa: E402
 
+sys.path.insert(0, str(HERE))
 from results import Record, record_flag, tools  # noqa: E402
 
 import tmemviz  # noqa: E402
-
-
-def _seeds(name: str) -> ModuleType:
-    """tests/check/NAME.py, loaded by its path (this folder's check.py would shadow the tests' package)."""
-    spec = importlib.util.spec_from_file_location(name, REPO / "tests" / "check" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-mut, flow = _seeds("mutations"), _seeds("mutations_flow")
-
-CLASSES: dict[str, tuple[str, Callable[[str], str | None]]] = {
-    "nCols not a power of 2": ("alloc-columns", mut.odd_alloc),
-    "delete the dealloc": ("never-freed", mut.delete_dealloc),
-    "move the dealloc before the last use": ("use-after-dealloc", mut.move_dealloc),
-    "halve the dealloc's columns": ("dealloc-mismatch", mut.halve_dealloc),
-    "sm_100a -> sm_120a": ("target", mut.consumer_target),
-    "change one .cta_group": ("cta-group-mixed", mut.flip_cta_group),
-    "store before the load's registers are read": ("wait-ld", mut.store_before_read),
-    "dealloc right after the alloc": ("use-after-dealloc", flow.dealloc_after_alloc),
-    "one CTA returns right after the alloc": ("never-freed", flow.exit_after_alloc),
-    "the dealloc written twice": ("dealloc-twice", flow.dealloc_twice),
-    ".x1 ld stored back before wait::ld": ("wait-ld", flow.store_own_load),
-}
-"""Each class: the rule that must report it, and the seed (tests/check/test_mutations.py's CLASSES)."""
 
 
 def found(text: str, rule: str) -> bool:
@@ -74,10 +48,10 @@ def main() -> int:
         e["path"] for e in manifest["files"]
         if e["path"].endswith(".ptx") and (options.dir / e["path"]).stat().st_size <= options.max_bytes
     )  # fmt: skip
-    results = {bug: [0, 0, []] for bug in CLASSES}
+    results = {bug: [0, 0, []] for bug in SEEDS}
     for path in paths:
         text = (options.dir / path).read_text()
-        for bug, (rule, seed) in CLASSES.items():
+        for bug, (rule, seed) in SEEDS.items():
             mutated = seed(text)
             if mutated is None:
                 continue
@@ -93,7 +67,7 @@ def main() -> int:
     print(f"{len(paths)} corpus PTX modules of at most {options.max_bytes} bytes")
     for bug, (seeded, hit, missed) in results.items():
         key = re.sub(r"_+", "_", re.sub(r"\W", "_", bug.lower())).strip("_")
-        rule = CLASSES[bug][0]
+        rule = SEEDS[bug][0]
         record.add(f"{key}.seeded", seeded, "count", f"{bug}: modules it could be seeded into")
         record.add(f"{key}.found", hit, "count", f"{bug}: modules where check reported it ({rule})")
         where = f"  not found in {', '.join(missed)}" if missed else ""

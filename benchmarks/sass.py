@@ -99,11 +99,6 @@ def fmha_cubin(directory: Path) -> Path | None:
     return cubin
 
 
-def peak(command: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(CPU seconds, peak MB) of one run of ``command`` (output discarded)."""
-    return usage_of(command, env=env)
-
-
 def instructions(cli: list[str], cubin: Path, env: dict[str, str]) -> int:
     """tcgen05 instructions ``explain`` finds in ``cubin``."""
     import json
@@ -120,7 +115,7 @@ def corpus(directory: Path, cli: list[str], nvdisasm: str, runs: int, env: dict[
     listing, cubin = stem.with_suffix(".sass"), stem.with_suffix(".cubin")
     if not (listing.is_file() and cubin.is_file()):
         raise SystemExit(f"the corpus has no {stem.name}.sass and .cubin (benchmarks/corpus.py builds them)")
-    times = [peak([*cli, "explain", str(listing), "-f", "json"], env) for _ in range(runs)]
+    times = [usage_of([*cli, "explain", str(listing), "-f", "json"], env=env) for _ in range(runs)]
     cpu, mb = min(t for t, _ in times), max(m for _, m in times)
     size = listing.stat().st_size
     print(f"CUTLASS 77 FMHA listing, {size / 1e6:.0f} MB: explain {cpu:.2f} s CPU, peak {mb:.0f} MB")

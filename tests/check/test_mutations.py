@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from check import checked
 from check import mutations as mut
-from check import mutations_flow as flow
+from check.seeds import SEEDS
 
 import tmemviz
 
@@ -48,18 +48,7 @@ USED = {
 
 CLASSES: dict[str, tuple[str, Callable[[str, str], str | None]]] = {
     "shrink the alloc": ("outside-allocation", lambda name, text: mut.shrink_alloc(USED.get(name, {}))(text)),
-    "nCols not a power of 2": ("alloc-columns", lambda name, text: mut.odd_alloc(text)),
-    "delete the dealloc": ("never-freed", lambda name, text: mut.delete_dealloc(text)),
-    "move the dealloc before the last use": ("use-after-dealloc", lambda name, text: mut.move_dealloc(text)),
-    "halve the dealloc's columns": ("dealloc-mismatch", lambda name, text: mut.halve_dealloc(text)),
-    "sm_100a -> sm_120a": ("target", lambda name, text: mut.consumer_target(text)),
-    "change one .cta_group": ("cta-group-mixed", lambda name, text: mut.flip_cta_group(text)),
-    "store before the load's registers are read": ("wait-ld", lambda name, text: mut.store_before_read(text)),
-    # Bugs only a control-flow graph sees (issue P19): a label between alloc and dealloc, a path to `ret`.
-    "dealloc right after the alloc": ("use-after-dealloc", lambda name, text: flow.dealloc_after_alloc(text)),
-    "one CTA returns right after the alloc": ("never-freed", lambda name, text: flow.exit_after_alloc(text)),
-    "the dealloc written twice": ("dealloc-twice", lambda name, text: flow.dealloc_twice(text)),
-    ".x1 ld stored back before wait::ld": ("wait-ld", lambda name, text: flow.store_own_load(text)),
+    **{bug: (rule, lambda name, text, seed=seed: seed(text)) for bug, (rule, seed) in SEEDS.items()},
 }
 
 

@@ -281,17 +281,12 @@ def elements(tile: Tile) -> tuple[Element, ...]:
             assert row is not None, f"{ins.mnemonic} reads lane {lane}, which holds no D"
             m, n0 = row
             if packed:  # two elements per column: the even one in bits 15:0
-                n0 += 2 * (col - col0)
-                for half in (0, 1):
-                    n = n0 + half
-                    e = new(Element, (warp, thread, index, reg, half, m, n, lane, col, cta))
-                    if 0 <= m < m_total and 0 <= n < n_total and grid[m * n_total + n] is None:
-                        grid[m * n_total + n] = e
-                    else:
-                        aside.append(e)
+                n = n0 + 2 * (col - col0)
+                halves: tuple[tuple[int, int], ...] = ((0, n), (1, n + 1))
             else:
-                n = n0 + col - col0
-                e = new(Element, (warp, thread, index, reg, cell_half, m, n, lane, col, cta))
+                halves = ((cell_half, n0 + col - col0),)
+            for half, n in halves:
+                e = new(Element, (warp, thread, index, reg, half, m, n, lane, col, cta))
                 if 0 <= m < m_total and 0 <= n < n_total and grid[m * n_total + n] is None:
                     grid[m * n_total + n] = e
                 else:

@@ -116,6 +116,15 @@ def address(text: str, get: Get, thread: Thread, body: Body) -> Any:
     return total
 
 
+def columns(ins: Instruction, get: Get, thread: Thread, body: Body) -> int | None:
+    """An alloc's or dealloc's nCols (its last operand) where it is one number (None otherwise)."""
+    try:
+        last = ins.parsed.operands[-1].strip()
+    except (TmemvizError, IndexError):
+        return None
+    return exact(operand(last, get, thread, body))
+
+
 def addresses(text: str, get: Get, thread: Thread, body: Body) -> list[Any]:
     """``[...]``'s value in each warp of the thread's group (one value for a single warp)."""
     if thread.size == 1:

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tmemviz.errors import TmemvizError
-from tmemviz.families.explain.follow.evaluate import addresses, operand
-from tmemviz.families.explain.follow.values import Sym, Vec, bounds, exact, number
+from tmemviz.families.explain.follow.evaluate import addresses, columns
+from tmemviz.families.explain.follow.values import Sym, Vec, bounds, number
 from tmemviz.ptx import constants as c
 from tmemviz.ptx.body import Instruction
 
@@ -86,12 +86,7 @@ class Operands:
         return frozenset(places)
 
     def columns(self, ins: Instruction, regs: dict[str, Any]) -> int | None:
-        try:
-            last = ins.parsed.operands[-1]
-        except (TmemvizError, IndexError):
-            return None
-        value = operand(last, regs.get, self.thread, self.body)
-        return exact(value) if type(value) is not Vec else None
+        return columns(ins, regs.get, self.thread, self.body)
 
     def spots(self, ins: Instruction, regs: dict[str, Any]) -> list[tuple[Any, list[Spot]]]:
         """Each operand this instruction touches, and where it lands per offset of its register."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from tmemviz.errors import TmemvizError
-from tmemviz.families.explain.follow.evaluate import Thread, address, addresses, effect, operand
+from tmemviz.families.explain.follow.evaluate import Thread, address, addresses, columns, effect
 from tmemviz.families.explain.follow.footprint import Touch, touches
 from tmemviz.families.explain.follow.values import Sym, Vec, exact
 from tmemviz.ptx.body import Instruction
@@ -52,7 +52,10 @@ class Places:
         self.sole: Key = None
         if alone and len(self.allocs) == 1:
             self.sole = self.static.get(self.allocs[0].index, ("alloc", self.allocs[0].index))
-        self.whole = self.sole is not None and self._columns(self.allocs[0]) == CAPACITY
+        self.whole = (
+            self.sole is not None
+            and columns(self.allocs[0], self._static, self._anywhere, plan.body) == CAPACITY
+        )
         """The sole allocation takes every column of Tensor Memory (PTX ISA 9.7.16.2: 512 on every
         target with tcgen05): an address given as a number (CUTLASS's kernels that take all 512 columns
         address lane 0, column 0 without reading the base back) is then in it."""
@@ -154,14 +157,6 @@ class Places:
         if key is ABSOLUTE and self.whole:
             return self.sole
         return key if key is not None else self.sole
-
-    def _columns(self, ins: Instruction) -> int | None:
-        """An alloc's nCols where the kernel's registers written once say (None otherwise)."""
-        try:
-            last = ins.parsed.operands[-1].strip()
-        except (TmemvizError, IndexError):
-            return None
-        return exact(operand(last, self._static, self._anywhere, self.plan.body))
 
     def touches(self, ins: Instruction, regs: dict[str, Any]) -> list[Touch]:
         record = ins.record

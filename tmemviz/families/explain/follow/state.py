@@ -26,12 +26,9 @@ class State:
     """Registers a branch on the way here pinned to one constant, with that constant (what a store made
     here carries; kept where paths join while both agree, live there or not)."""
 
-    def again(self, regs: dict[str, Any] | None = None, stored: tuple[Stored, ...] | None = None) -> State:
+    def again(self) -> State:
         """This state on another edge (the same objects, shared until one is changed)."""
-        return State(
-            self.regs if regs is None else regs, self.life, self.pending,
-            self.stored if stored is None else stored, self.waited, self.facts,
-        )  # fmt: skip
+        return State(self.regs, self.life, self.pending, self.stored, self.waited, self.facts)
 
     def status(self, key: Any) -> frozenset[str]:
         return self.life.get(key, frozenset((NONE,)))
