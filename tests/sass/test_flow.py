@@ -164,6 +164,8 @@ TF32 = "UMOV UR13, 0x8100910"
         ([TF32, 'BRX R2 -0x40 (*"BRANCH_TARGETS .L_x_1,.L_x_2"*)', ".L_x_1:", "NOP", ".L_x_2:"], 0x08100910),
         # A loop that steps another register keeps the descriptor.
         ([TF32, ".L_x_5:", "UIADD3 UR4, UPT, UPT, UR4, 0x1, URZ", "@P0 BRA `(.L_x_5)"], 0x08100910),
+        # BRA.DIV jumps only when the warp has diverged: the MMA after it is reached.
+        ([TF32, "BRA.DIV UR4, `(.L_x_9)"], 0x08100910),
         # A guarded write, then an MMA every path reaches: the old value (unknown) may stay.
         (["@UP2 UMOV UR13, 0x8100910", "@UP2 BRA `(.L_x_3)", ".L_x_3:"], None),
     ],

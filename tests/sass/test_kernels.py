@@ -246,10 +246,29 @@ def test_every_ptx_fixture_assembled_here_explains_the_same_work(
     lonely = [p for p in sass["pairing"]["pairs"] if not p["sass"] and p["op"] not in NO_INSTRUCTION]
     assert lonely == []
     compared = same_idesc(ptx, sass)
+    assert shape_known(ptx, sass) == []
     # The kernels that build their descriptors in uniform registers (UPRMT, ULOP3, USHF, UIADD3, USEL
     # over loops and branches) are compared, not skipped.
     if name in ("cutlass_example72_nvfp4_gemm", "cute_dsl_fmha", "cute_dsl_gemm", "sass_idesc_flow"):
         assert compared >= 2
+
+
+def shape_known(ptx: dict, sass: dict) -> list[str]:
+    """The SASS MMAs whose M or N the SASS alone does not tell where their PTX line's idesc does (its
+    constants followed through uniform and general registers, ``R2UR`` under ``ELECT``)."""
+    by_line = {r["line"]: r for r in ptx["instructions"]}
+    where = {a: p["ptx_line"] for p in sass["pairing"]["pairs"] for a in p["sass"]}
+    missing = []
+    for r in sass["instructions"]:
+        if r["op"] != "mma":
+            continue
+        theirs = by_line[where[r["address"]]].get("idesc") or {}
+        mine = {} if "idesc_from" in r else r.get("idesc") or {}
+        if "changes around a loop" in r["summary"]:
+            continue  # the SASS sees the loop step it (the PTX reader's value is its last write's in the text)
+        if theirs.get("m") and theirs.get("n") and (mine.get("m"), mine.get("n")) != (theirs["m"], theirs["n"]):
+            missing.append(f"{r['address']} {r['sass']}")
+    return missing
 
 
 def same_idesc(ptx: dict, sass: dict) -> int:

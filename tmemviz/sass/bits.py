@@ -1,6 +1,6 @@
 """Integer operations on values of which some bits are known (:data:`tmemviz.ptx.constants.Value`), as
-the uniform-register instructions of :mod:`tmemviz.sass.uniform` compute them: each result allows every
-value the operation can give for the values its operands allow (tests/sass/test_uniform.py checks them
+the uniform-register instructions of :mod:`tmemviz.sass.writes` compute them: each result allows every
+value the operation can give for the values its operands allow (tests/sass/test_writes.py checks them
 against brute force). Pure: no I/O.
 """
 
@@ -17,7 +17,7 @@ def add(a: c.Value, b: c.Value) -> c.Value:
     stays where it is: ptxas adds what the PTX ORed when the bits cannot overlap, as CuTe DSL's ``or`` of
     an idesc and run-time scale-factor IDs). The tristate-number addition of Vishwanathan et al., "Sound,
     Precise, and Fast Abstract Interpretation with Tristate Numbers" (CGO 2022), shown there sound and
-    optimal; tests/sass/test_uniform.py checks it against every concrete sum.
+    optimal; tests/sass/test_writes.py checks it against every concrete sum.
 
     >>> [(hex(x.value), hex(x.known)) for x in add((c.Bits(0, 0x9FFFFFCF),), c.const(0x08c02000))]
     [('0x8c02000', '0x9fffffcf')]
@@ -86,7 +86,12 @@ def funnel(lo: c.Value, amount: c.Value, hi: c.Value, modifiers: tuple[str, ...]
 
 
 def multiply_add(a: c.Value, b: c.Value, d: c.Value) -> c.Value | None:
-    """``a * b + d`` when every candidate is exact (a product's low bits would need more care)."""
-    if not all(x.exact for v in (a, b, d) for x in v):
+    """``a * b + d`` when every candidate of ``a`` and ``b`` is exact (a product's low bits would need more
+    care); ``d`` may be partly known (``IMAD.U32 R4, RZ, RZ, UR9`` copies UR9's known bits).
+
+    >>> multiply_add(c.const(0), c.const(0), (c.Bits(0x10c0, 0xffff9fff, 32),))
+    (Bits(value=4288, known=4294942719, width=32),)
+    """
+    if not all(x.exact for v in (a, b) for x in v):
         return None
-    return c.choice(*(c.const(x.value * y.value + z.value) for x in a for y in b for z in d))
+    return add(c.choice(*(c.const(x.value * y.value) for x in a for y in b)), d)

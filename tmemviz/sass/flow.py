@@ -18,7 +18,7 @@ to the next instruction, the callee having perhaps written any uniform register.
 Facts: register -> :data:`tmemviz.ptx.constants.Value` (one constant, one of a few, or known bits);
 where paths join, a register keeps the values either path gives (one of them), and is unknown where
 either knows nothing; at a loop header where it keeps changing after a few passes it becomes
-:data:`~tmemviz.sass.uniform.VARIES` (widening: the loop steps it, no fixed set of values reaches).
+:data:`~tmemviz.sass.writes.VARIES` (widening: the loop steps it, no fixed set of values reaches).
 Pure: no I/O.
 """
 
@@ -31,7 +31,7 @@ from typing import Any
 from tmemviz.flow.cfg import JUMP, LABEL, STOP, Step, build
 from tmemviz.flow.dataflow import Unconverged, solve
 from tmemviz.sass.line import SassLine
-from tmemviz.sass.uniform import FORGET_ALL, VARIES, Facts, Write, apply, either
+from tmemviz.sass.writes import DIVERGE, FORGET_ALL, VARIES, Facts, Write, apply, either
 
 MAX_STEPS = 1 << 17
 """Steps kept per function before it is solved in parts (each a few hundred bytes)."""
@@ -52,6 +52,10 @@ class Body:
         self.addresses: list[int | None] = []
         self.address_targets: set[int] = set()
         """Branch targets given as code addresses (cuobjdump): a block starts at each."""
+        self.forgotten: set[str] = set()
+        self.unsure: set[str] = set()
+        """Registers and predicates written since the last step kept, by instructions whose value is not
+        followed: kept as one step (most of a listing's lines)."""
         self.reads: set[str] = set()
         """The registers (and uniform predicates) the instructions asked about read: only the writes that
         can reach them are followed (:func:`_relevant`)."""
@@ -60,6 +64,8 @@ class Body:
         return len(self.steps)
 
     def _add(self, step: Step, item: Any, address: int | None) -> None:
+        if self.forgotten or self.unsure:
+            self.flush()
         self.steps.append(step)
         self.items.append(item)
         self.addresses.append(address)
@@ -68,7 +74,17 @@ class Body:
         self._add(Step(LABEL, name), None, None)
 
     def write(self, write: Write, address: int | None = None) -> None:
+        if write.op is None and (write.guard is None or all(r[0] == "R" for r in write.registers)):
+            self.forgotten.update(write.registers)  # forgetting commutes: one step for a run of them
+            self.unsure.update(write.predicates)
+            return
         self._add(_PLAIN, write, address)
+
+    def flush(self) -> None:
+        """Keep the registers and predicates forgotten since the last step as one step."""
+        write = Write(tuple(sorted(self.forgotten)), predicates=tuple(sorted(self.unsure)))
+        self.forgotten, self.unsure = set(), set()
+        self._add(_PLAIN, write, None)
 
     def ask(
         self,
@@ -91,6 +107,8 @@ class Body:
         if sass.guard in ("!PT", "!UPT"):
             return True  # never executed
         address = sass.address
+        if guarded and sass.guard.lstrip("!")[0] == "P" and op != "CALL":
+            self._add(_PLAIN, DIVERGE, address)  # the threads may part here
         if op == "CALL":
             self._add(_PLAIN, FORGET_ALL, address)
         elif op in ("EXIT", "RET"):
@@ -104,7 +122,10 @@ class Body:
             self._add(Step(JUMP, targets=names, conditional=guarded), None, address)
         else:
             target = sass.operands[-1].strip("`()") if sass.operands else ""
-            predicate = any(_PREDICATE.match(o) and o not in ("PT", "UPT") for o in sass.operands[:-1])
+            # BRA.DIV URn jumps when the warp has diverged: conditional, whatever its operands.
+            predicate = "DIV" in sass.modifiers or any(
+                _PREDICATE.match(o) and o not in ("PT", "UPT") for o in sass.operands[:-1]
+            )
             if _ADDRESS.match(target):
                 self.address_targets.add(int(target, 16))
                 target = f"0x{int(target, 16):x}"
@@ -125,6 +146,8 @@ def facts_at(body: Body, entry: Facts | None = None, closed: bool = True) -> Ite
             if type(item) is tuple:
                 yield item[0], {}
         return
+    if body.forgotten or body.unsure:
+        body.flush()
     steps, items = _with_address_labels(body)
     items = _relevant(items, body.reads)
     graph = build(steps)
@@ -169,7 +192,7 @@ def _relevant(items: list[Any], reads: set[str]) -> list[Any]:
     def kept(w: Write | None) -> Write | None:
         if (
             w is None
-            or w.op == "all"
+            or w.op in ("all", "diverge", "R*")
             or wanted.intersection(w.registers)
             or wanted.intersection(w.predicates)
         ):

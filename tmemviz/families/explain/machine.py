@@ -9,8 +9,8 @@ come from one piece of family code. What SASS does not show (.sp without a const
 tf32, a dealloc's .cta_group) is said, never guessed.
 
 What a UTC*MMA's idesc register holds comes from a forward data-flow over the function's control-flow
-graph (:mod:`tmemviz.sass.flow`): the listing is read once, a function's labels, branches, uniform
-register writes and tcgen05 instructions are kept until it ends (no more than
+graph (:mod:`tmemviz.sass.flow`): the listing is read once, a function's labels, branches, register
+writes and tcgen05 instructions are kept until it ends (no more than
 :data:`~tmemviz.sass.flow.MAX_STEPS` at once), then explained in order. Given the PTX the SASS was made
 from, an MMA the SASS alone cannot decode takes its kind and idesc from its PTX line.
 """
@@ -30,7 +30,7 @@ from tmemviz.families.explain.scan import Function, Module
 from tmemviz.sass.flow import CONTROL, MAX_STEPS, Body, facts_at
 from tmemviz.sass.line import SassLine, parse_sass
 from tmemviz.sass.listing import events
-from tmemviz.sass.uniform import write_in, write_of
+from tmemviz.sass.writes import write_in, write_of
 
 _OPCODE = re.compile(r"\s*/\*[0-9a-fA-F]+\*/\s*(?:@!?U?P(?:T|\d+)\s+)?([A-Z][A-Z0-9_]*)")
 
@@ -90,9 +90,8 @@ class _Reader:
             if opcode in CONTROL:
                 body.control(sass, text)
             else:
-                body.ask((line, sass, source), write_of(sass) if "UR" in text else None, sass.address,
-                         _reads(sass))  # fmt: skip
-        elif "UR" in text or "UP" in text:
+                body.ask((line, sass, source), write_of(sass), sass.address, _reads(sass))
+        else:
             write = write_in(text)
             if write is not None:
                 body.write(write, _address(text))

@@ -1,4 +1,4 @@
-"""What a SASS instruction does to the uniform registers (tmemviz.sass.uniform and .bits): the registers
+"""What a SASS instruction does to the uniform registers (tmemviz.sass.writes and .bits): the registers
 it writes, and values that are always right: every value the known bits allow is checked against the
 concrete results (brute force over the unknown bits). Real kernels check the meanings against the PTX reader
 (tests/sass/test_kernels.py::same_idesc)."""
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tmemviz.ptx import constants as c
 from tmemviz.sass.bits import add, funnel, lop3
-from tmemviz.sass.uniform import VARIES, apply, write_in
+from tmemviz.sass.writes import DIVERGE, VARIES, apply, write_in
 
 MASK = 0xFFFFFFFF
 
@@ -143,3 +143,90 @@ def test_a_value_built_from_one_that_varies_varies() -> None:
     assert facts["UR5"] is VARIES
     apply(write_in("UMOV UR5, 0x10"), facts)
     assert facts["UR5"] == c.const(0x10)
+
+
+def run(lines: list[str], facts: dict | None = None) -> dict:
+    """The facts after the listing lines, in order."""
+    facts = {} if facts is None else facts
+    for text in lines:
+        write = write_in(text)
+        if write is not None:
+            apply(write, facts)
+    return facts
+
+
+def test_a_descriptor_through_general_registers() -> None:
+    """CUTLASS's block-scaled GEMM (ptxas 13.5): a uniform register copied into a general one before the
+    loop, back into a uniform one for the MMA; the scale-factor ID bits stay unknown."""
+    facts = run([
+        "/*39b0*/ IMAD.U32 R4, RZ, RZ, UR9 ;",
+        "/*3a20*/ LOP3.LUT R4, R4, 0x10c0, RZ, 0xfc, !PT ;",
+        "/*3a80*/ MOV.SPILL R3, UR19 ;",
+        "/*3b50*/ R2UR UR4, R4 ;",
+    ], {"UR9": (c.Bits(0, 0xFFFF9FFF, 32),), "UR19": c.const(7)})  # fmt: skip
+    (value,) = facts["UR4"]
+    assert (value.value, value.known) == (0x10C0, 0xFFFF9FFF)
+    assert facts["R3"] == c.const(7)
+
+
+def test_a_uniform_register_written_by_the_elected_thread_is_written() -> None:
+    """``ELECT P0`` makes P0 true in exactly one thread: a uniform register written under ``@P0`` is
+    written, with what that thread holds (its own ``@P0`` writes)."""
+    body = [
+        "/*06d0*/ ELECT P0, URZ, PT ;",
+        "/*06f0*/ VOTEU.ANY UP0, P0 ;",  # reads P0: the election stands
+        "/*0700*/ @P0 IMAD.MOV.U32 R2, RZ, RZ, 0x8200010 ;",
+        "/*0740*/ @P0 ISETP.NE.AND P2, PT, R3, RZ, PT ;",
+        "/*0750*/ @P0 SEL R2, R2, 0x8210010, !P2 ;",
+        "/*0760*/ @P0 R2UR UR5, R2 ;",
+    ]
+    facts = run(body)
+    assert sorted(b.value for b in facts["UR5"]) == [0x08200010, 0x08210010]
+    assert "R2" not in facts  # other threads hold something else
+    # Without the election the write may not happen: the old value (unknown) may stay.
+    assert "UR5" not in run(body[1:])
+    # The predicate written again, or the warp split by a branch on a thread predicate: no election.
+    assert "UR5" not in run([*body[:4], "/*0748*/ ISETP.EQ.AND P0, PT, R3, RZ, PT ;", *body[4:]])
+    facts = run(body[:5])
+    apply(DIVERGE, facts)
+    assert "UR5" not in run(body[5:], facts)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("/*36c0*/ HFMA2 R4, -RZ, RZ, 0, 0.0005035400390625 ;", 0x1020),  # a half-precision pair: a word
+        ("/*36c0*/ HFMA2.MMA R5, -RZ, RZ, 0, 5.9604644775390625e-08 ;", 1),
+        ("/*36c0*/ HFMA2 R5, -RZ, RZ, 1.875, 0 ;", 0x3F800000),
+        ("/*36c0*/ HFMA2 R5, R2, RZ, 0, 1 ;", None),  # a product that is not zero
+        ("/*36c0*/ HFMA2 R5, -RZ, RZ, 0, +QNAN ;", None),
+    ],
+)
+def test_a_constant_made_of_two_halves(text: str, value: int | None) -> None:
+    facts = run([text])
+    assert facts.get(write_in(text).registers[0]) == (c.const(value) if value is not None else None)
+
+
+@pytest.mark.parametrize(
+    ("text", "written", "op"),
+    [
+        ("/*0010*/ IMAD.WIDE.U32 R4, R2, 0x10, RZ ;", ("R4", "R5"), None),
+        ("/*0010*/ DADD R6, R2, R4 ;", ("R6", "R7"), None),
+        ("/*0010*/ LDS.128 R8, [R2] ;", ("R8", "R9", "R10", "R11"), None),
+        ("/*0010*/ CS2R R12, SRZ ;", ("R12", "R13"), None),
+        ("/*0010*/ HMMA.16816.F32 R4, R8, R12, R4 ;", (), "R*"),  # an unstated number: every one
+        ("/*0010*/ LDTM.x16 R4, tmem[UR5] ;", (), "R*"),
+        ("/*0010*/ LOP3.LUT P0, R2, R3, 0x1, RZ, 0xc0, !PT ;", ("R2",), "ULOP3"),
+        ("/*0010*/ ISETP.NE.AND P2, PT, R3, RZ, PT ;", (), None),  # its predicates only
+    ],
+)
+def test_general_registers_written(text: str, written: tuple[str, ...], op: str | None) -> None:
+    found = write_in(text)
+    assert (found.registers, found.op) == (written, op)
+
+
+def test_predicates_named_are_written_but_where_they_are_read() -> None:
+    assert write_in("/*0010*/ ISETP.NE.AND P2, PT, R3, RZ, PT ;").predicates == ("P2",)
+    assert write_in("/*0010*/ @P0 SEL R2, R2, 0x1, !P2 ;").predicates == ()
+    assert write_in("/*0010*/ VOTEU.ANY UP0, P0 ;").predicates == ("UP0",)
+    assert len(write_in("/*0010*/ R2P PR, R2, 0x7f ;").predicates) == 14  # every predicate
