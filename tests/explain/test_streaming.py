@@ -106,11 +106,14 @@ def test_a_statement_that_never_ends_is_cut_and_warned(tmp_path: Path) -> None:
 
 
 def test_huge_numbers_are_one_warning_not_a_traceback() -> None:
+    """One warning per statement that matters: the tcgen05 line, and the mov whose value an alloc asks
+    for (a mov nothing asks about is not looked at)."""
     big = "1" + "0" * 5000
-    text = (f".entry k()\n{{\nmov.b32 %r6, {big};\n"
+    text = (f".entry k()\n{{\nmov.b32 %r6, {big};\nmov.b32 %r7, {big};\n"
+            "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r9], %r6;\n"
             f"tcgen05.st.sync.aligned.32x32b.x1.b32 [%r2 + {big}], {{%r3}};\n}}\n")  # fmt: skip
     f = tmemviz.explain(text=text).lists()[0][1][0]
-    assert sum("64-bit" in w["message"] for w in f["warnings"]) == 2
+    assert [w["line"] for w in f["warnings"] if "64-bit" in w["message"]] == [3, 6]
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="/dev/zero")

@@ -264,9 +264,11 @@ def shape_known(ptx: dict, sass: dict) -> list[str]:
             continue
         theirs = by_line[where[r["address"]]].get("idesc") or {}
         mine = {} if "idesc_from" in r else r.get("idesc") or {}
-        if "changes around a loop" in r["summary"]:
-            continue  # the SASS sees the loop step it (the PTX reader's value is its last write's in the text)
-        if theirs.get("m") and theirs.get("n") and (mine.get("m"), mine.get("n")) != (theirs["m"], theirs["n"]):
+        if (
+            theirs.get("m")
+            and theirs.get("n")
+            and (mine.get("m"), mine.get("n")) != (theirs["m"], theirs["n"])
+        ):
             missing.append(f"{r['address']} {r['sass']}")
     return missing
 

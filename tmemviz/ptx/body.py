@@ -190,6 +190,7 @@ class Collector:
         self._ntid: tuple[int, int, int] | None = None
         self._scope = 0
         self._header = False  # a function header seen whose body has not opened yet
+        self._unexplained = 0
 
     def observe(self, event: Any) -> None:
         kind = event.kind
@@ -200,6 +201,7 @@ class Collector:
             m = _FUNCTION.search(header)
             ntid = _launch_bounds(header) or self._ntid
             self.body = Body(m.group(2) if m else None, ".entry" in header, s.first if s else 0, ntid)
+            self._unexplained = 0  # the body's first code not yet given its record
             self._ntid, self._scope, self._header = None, 0, False
             return
         if kind == "directive" and s is not None:
@@ -253,13 +255,18 @@ class Collector:
         """The reader's call after a tcgen05 event was explained; the record comes with :meth:`attach`."""
 
     def attach(self, record: dict[str, Any]) -> None:
-        """The explain record of the last tcgen05 instruction read (made right after it)."""
+        """The explain record of a tcgen05 instruction of the function being read (made at its end, when
+        its registers' values are known over every path): the first on the record's line without one."""
         if self.body is None:
             return
-        for c in reversed(self.body.code):
-            if isinstance(c, Instruction):
-                if c.line == record.get("line") and c.record is None and c.head == "tcgen05":
-                    c.record = record
+        line = record.get("line")
+        pending = self._unexplained
+        while pending < len(self.body.code):
+            c = self.body.code[pending]
+            pending += 1
+            if isinstance(c, Instruction) and c.head == "tcgen05" and c.record is None and c.line == line:
+                c.record = record  # those before it made no record
+                self._unexplained = pending
                 return
 
     def finish(self) -> None:

@@ -11,6 +11,13 @@ tracker's, by construction: the same rules decide what a statement does to a reg
 (:func:`effect`), and the same evaluation gives its value (:func:`tmemviz.ptx.registers.evaluate`).
 A chain of writes too long to follow back is followed forward instead (:meth:`Lazy._replay`).
 
+Over paths (:meth:`Lazy.complete`, once the whole function is read: explain asks then): the last write
+before an instruction in the text is what reaches it on every path only when no label lies between the
+two (a branch may enter there). Where one does, a register written once in the function still holds
+that write's value; one written more than once holds one of the values of all its writes (two paths
+that set it differently; a loop that steps it, whose value then depends on itself: unknown). Without
+it, the text's order alone (what the eager tracker and ``check``'s deferred reading follow).
+
 Pure: no I/O.
 """
 
@@ -18,11 +25,12 @@ from __future__ import annotations
 
 import bisect
 import functools
+import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
 from tmemviz.errors import TmemvizError
-from tmemviz.ptx.constants import Value, const
+from tmemviz.ptx.constants import Value, choice, const
 from tmemviz.ptx.gate import LABEL, label_alone, nothing
 from tmemviz.ptx.line import opcode_head_rest, parse_immediate, parse_statement
 from tmemviz.ptx.names import is_name, whole
@@ -42,6 +50,9 @@ from tmemviz.ptx.segments import Segment, finds, line_starts
 Position = tuple[int, int]
 """(line, order): a statement read one by one has its reading order (from 1); a plain line 0."""
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+_LABEL_LINE = re.compile(r"(?m)^[ \t]*[A-Za-z_$][\w$]*[ \t]*:(?!:)")
+"""A kept line that starts with a label (PTX 4.3: an identifier and a colon)."""
+_END: Position = (1 << 62, 0)
 _DEPTH = 200
 """Writes followed back before the chain is followed forward instead (Python's stack is not deep)."""
 
@@ -168,6 +179,12 @@ class Lazy:
         """By register and the position of the write that set it: what it holds after that write."""
         self._reported: set[Position] = set()
         self._depth = 0
+        self._labels: list[int] = []
+        """Lines that hold a label (read one by one, or found in the kept lines when joined)."""
+        self.paths = False
+        """The whole function is read (:meth:`complete`): values are those of every path."""
+        self._reaching: dict[str, Value | None] = {}
+        self._joining: set[str] = set()
         self._asked: dict[str, tuple[Value | None, int, int]] = {}
         """By register: what :meth:`get` answered last, and how many pieces had been kept and statements
         read one by one then (an MMA's descriptor is asked again at each MMA of a loop)."""
@@ -179,11 +196,23 @@ class Lazy:
         self._positions.append(self.point)
         self._texts.append(text)
 
+    def label(self, line: int) -> None:
+        """A label read one by one, on ``line``."""
+        bisect.insort(self._labels, line)
+
+    def complete(self) -> None:
+        """The function is read whole: from now on values are looked for over its paths."""
+        self._join()
+        self.paths = True
+        self._values.clear()
+        self._last.clear()
+        self._asked.clear()
+
     def get(self, operand: str) -> Value | None:
         """What ``operand`` (a register or an immediate) holds once the statement at :attr:`point` is
         done (a tcgen05.ld's own destinations are forgotten, as the eager tracker has them at its event)."""
         if is_name(operand):
-            last = self._asked.get(operand)
+            last = None if self.paths else self._asked.get(operand)
             if last is not None and not self._written_since(operand, last[1], last[2]):
                 value = last[0]  # nothing since the last ask writes it: the same value
             else:
@@ -221,6 +250,8 @@ class Lazy:
             found = self._last_write(name, where)
             if found is None:
                 return None
+            if self.paths and self._crossed(found[0][0], where[0]):
+                return self._every_write(name)
             key = (name, found[0])
             if key in self._values:
                 return self._values[key]
@@ -235,6 +266,50 @@ class Lazy:
                 self._values[key] = value
                 return value
             where = found[0]  # the statement changed nothing: what came before it stands
+
+    def _crossed(self, line: int, before: int) -> bool:
+        """Whether a label lies after ``line``, on or before line ``before``: a branch may enter there."""
+        at = bisect.bisect_right(self._labels, line)
+        return at < len(self._labels) and self._labels[at] <= before
+
+    def _every_write(self, name: str) -> Value | None:
+        """What ``name`` holds where a branch may bring any of its writes: one of their values (None when
+        one is unknown, or depends on the register itself: a loop steps it)."""
+        if name in self._reaching:
+            return self._reaching[name]
+        if name in self._joining:
+            return None  # its own value around a loop
+        self._joining.add(name)
+        try:
+            values: list[Value] = []
+            where = _END
+            while (found := self._search(name, (0, 0), where)) is not None:
+                where = found[0]
+                key = (name, found[0])
+                if key in self._values:
+                    done, value = True, self._values[key]
+                else:
+                    self._depth += 1
+                    try:
+                        if self._depth > _DEPTH:
+                            raise _TooDeep
+                        done, value = self._written(name, *found)
+                    finally:
+                        self._depth -= 1
+                    if done:
+                        self._values[key] = value
+                if not done:
+                    continue
+                if value is None:
+                    values = []
+                    break
+                values.append(value)
+            result = choice(*values) if values else None
+        finally:
+            self._joining.discard(name)
+        if not self._joining:  # not inside another register's loop: the answer is whole
+            self._reaching[name] = result
+        return result
 
     def _written(self, name: str, where: Position, text: str) -> tuple[bool, Value | None]:
         """(whether ``text`` at ``where`` set ``name``, what it holds after) under the eager rules."""
@@ -328,6 +403,12 @@ class Lazy:
         if self._joined < end:
             text = "".join(keep[self._joined - self._dropped :])
             count = text.count("\n")  # each piece kept is whole lines, each with its newline
+            if ":" in text:
+                line, seen = self.base + self._lines, 0
+                for m in _LABEL_LINE.finditer(text):
+                    line += text.count("\n", seen, m.start())
+                    seen = m.start()
+                    bisect.insort(self._labels, line)
             self._segments.append(Segment(self._lines, text, count))
             self._lines += count
             self._joined = end

@@ -107,8 +107,11 @@ def statements(
                         append(raw)  # the common case: one statement, ending the line
                     else:
                         code = raw.strip()
-                        if nothing(code) or (not gate.labels and label_alone(code)):
+                        if nothing(code):
                             append("\n")  # nothing to search for in it
+                        elif not gate.labels and label_alone(code):
+                            # Where a branch may enter (tmemviz.ptx.lazy: over paths); one line of the text.
+                            append(raw if raw[-1:] == "\n" else f"{raw}\n")
                         elif (
                             code[-1] == ";"
                             and raw[-1] == "\n"

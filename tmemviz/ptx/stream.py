@@ -57,8 +57,16 @@ def events(
     every: bool = False,
     max_chars: int = MAX_STATEMENT_CHARS,
     defer: bool = False,
+    paths: bool = False,
 ) -> Iterator[Event]:
     """The events of one module, in order (see the module's docstring).
+
+    ``paths`` (with constants looked for when asked): an ``end`` event closes each function, its
+    ``fn.constants`` then answering over every path of the function
+    (:meth:`~tmemviz.ptx.lazy.Lazy.complete`) at the place it is pointed to (``fn.constants.point``, as
+    it was at a tcgen05 event): a register that two paths set differently, or that a loop steps, is not
+    taken for its last write in the text. A reader that wants such answers keeps the tcgen05 events of a
+    function and answers them there.
 
     ``defer`` (with ``every``): a function is read as ``every=False`` reads it until its first tcgen05
     instruction, then its statements so far (but lines that hold no statement: ``.loc``, ``.pragma``)
@@ -73,7 +81,9 @@ def events(
     [('target', 1), ('function', 2), ('tcgen05', 4)]
     """
     lazy = not every
-    asked = lazy or defer  # constants looked for when asked (every statement still read with defer)
+    # Constants looked for when asked (every statement still read with defer, or with paths: each noted,
+    # for its function's answers over paths at its end).
+    asked = lazy or defer or paths
     fn = FunctionState(None, Lazy() if asked else Constants())
     header: Statement | None = None
     depth = 0
@@ -86,6 +96,7 @@ def events(
     kept: Lazy | None = None  # its plain lines
     queue: list[Statement] = []  # statements to read again (last first) before the next one
     inner = 0  # inline-asm scopes open while deferring
+    body = False  # a function's body is open (not a data section's scope)
     while True:
         s = queue.pop() if queue else next(source, None)  # type: ignore[arg-type]
         if deferring:
@@ -121,18 +132,23 @@ def events(
                 if found:
                     yield from found
         elif kind == "label":
+            if asked:
+                fn.constants.label(s.first)
             if every:
                 yield Event("label", s, fn)
         elif kind == "open":
             if depth == 0 and header is not None:
                 m = _FUNCTION.search(header.text)
                 fn = FunctionState(m.group(2) if m else None)
+                body = True
                 if asked:
                     gate.keep = []
                     kept = Lazy(gate.keep, s.first + 1)
                     gate.seal = kept.seal
                     if lazy:
                         fn.constants = kept
+                    elif not defer:  # every statement read, and noted
+                        fn.constants = Lazy()
                     else:  # read like explain until the first tcgen05 instruction, then all noted
                         fn.constants = Lazy()
                         deferring, gate.skip, gate.labels, read, inner = True, True, True, [], 0
@@ -150,6 +166,9 @@ def events(
             if depth == 0:
                 gate.keep = gate.seal = None
                 gate.data = False
+                if paths and body:
+                    yield _ended(s, fn)
+                body = False
         elif kind == "directive":
             if depth == 0:
                 text = s.text
@@ -161,14 +180,24 @@ def events(
                         yield Event("target", s, fn, target=m.group(1).split(",")[0].strip())
             if every:
                 yield Event("directive", s, fn)
-        elif kind == "overlong":
-            yield Event("problem", s, fn, message=(
-                f"a statement longer than {max_chars:,} characters (lines {s.first}-{s.last}) has no ';'; "
-                "it was cut there and reading went on with the next line"))  # fmt: skip
-        elif kind == "unterminated":
-            yield Event("problem", s, fn, message="the text ends inside a statement (no ';' after it)")
+        elif kind in ("overlong", "unterminated"):
+            message = "the text ends inside a statement (no ';' after it)"
+            if kind == "overlong":
+                message = (
+                    f"a statement longer than {max_chars:,} characters (lines {s.first}-{s.last}) has no "
+                    "';'; it was cut there and reading went on with the next line"
+                )
+            yield Event("problem", s, fn, message=message)
         if lazy:
             gate.skip = depth > 0
+    if paths and body:  # the text ends inside a function
+        yield _ended(None, fn)
+
+
+def _ended(s: Statement | None, fn: FunctionState) -> Event:
+    """The end of a function's body: its constants answer over its paths from now on."""
+    fn.constants.complete()
+    return Event("end", s, fn)
 
 
 def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:

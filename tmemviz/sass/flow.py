@@ -190,14 +190,16 @@ def _relevant(items: list[Any], reads: set[str]) -> list[Any]:
                     wanted.add(w.operands[2].lstrip("!"))
 
     def kept(w: Write | None) -> Write | None:
-        if (
-            w is None
-            or w.op in ("all", "diverge", "R*")
-            or wanted.intersection(w.registers)
-            or wanted.intersection(w.predicates)
-        ):
+        if w is None or w.op in ("all", "diverge", "R*"):
             return w
-        return None
+        registers = wanted.intersection(w.registers)
+        predicates = wanted.intersection(w.predicates)
+        if not registers and not predicates:
+            return None
+        if w.op is None and (len(registers) < len(w.registers) or len(predicates) < len(w.predicates)):
+            # A forgetting write: only what is followed (no fact is kept of anything else).
+            return w._replace(registers=tuple(sorted(registers)), predicates=tuple(sorted(predicates)))
+        return w
 
     return [(i[0], kept(i[1])) if type(i) is tuple else kept(i) for i in items]
 

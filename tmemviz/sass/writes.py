@@ -47,6 +47,7 @@ thread holds. Values are :data:`tmemviz.ptx.constants.Value`. Pure: no I/O.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import struct
@@ -191,7 +192,11 @@ def _write(guard: str | None, opcode: str, mods: tuple[str, ...], ops: list[str]
 def _halves(operands: list[str]) -> int | None:
     """The word ptxas builds with ``HFMA2 d, -RZ, RZ, hi, lo``: a zero product plus two half-precision
     immediates, its high and low 16 bits (None for any other form, or a half that is no number)."""
-    if len(operands) != 4 or operands[0].strip().lstrip("-") != "RZ" or operands[1].strip().lstrip("-") != "RZ":
+    if (
+        len(operands) != 4
+        or operands[0].strip().lstrip("-") != "RZ"
+        or operands[1].strip().lstrip("-") != "RZ"
+    ):
         return None
     try:
         hi, lo = (struct.unpack("<H", struct.pack("<e", float(o)))[0] for o in operands[2:])
@@ -211,7 +216,9 @@ def _evaluated(
     count = _count(mods)
     if count != 1 and opcode != "USHF":
         prefix = register.rstrip("0123456789")
-        return Write(_written(prefix, int(register[len(prefix) :]), count), guard=guard, predicates=predicates)
+        return Write(
+            _written(prefix, int(register[len(prefix) :]), count), guard=guard, predicates=predicates
+        )
     if opcode == "UIADD3":
         while rest and _PREDICATE.match(rest[0]):
             rest = rest[1:]  # the carry-out predicates
@@ -338,16 +345,20 @@ def _set(facts: Facts, name: str, value: c.Value | None) -> None:
         facts.pop(name, None)
     else:
         facts[name] = value
-        if "@" in name:
+        at = name.find("@")
+        if at >= 0:
             facts[CONDITIONS] = _MARK
+            facts[name[: at + 1]] = _MARK  # ``R2@``: R2 may hold something under a predicate
 
 
 def _drop_conditions(facts: Facts, name: str, keep: str | None) -> None:
-    """Forget what ``name`` holds under any predicate but ``keep``."""
-    if CONDITIONS not in facts:
-        return
+    """Forget what ``name`` holds under any predicate but ``keep`` (only searched for where ``name@`` says
+    it may hold something under one: most registers never do)."""
     prefix = f"{name}@"
-    for key in [k for k in facts if k.startswith(prefix) and k != f"{prefix}{keep}"]:
+    if prefix not in facts:
+        return
+    kept = f"{prefix}{keep}"
+    for key in [k for k in facts if k.startswith(prefix) and k != kept and k != prefix]:
         del facts[key]
 
 
@@ -364,6 +375,7 @@ def _forget_under(facts: Facts, predicates: tuple[str, ...]) -> None:
 _UNKNOWN = c.unknown()
 
 
+@functools.lru_cache(maxsize=8192)
 def _source(text: str) -> tuple[str | None, c.Value | None, bool, bool] | None:
     """A source operand read once: (register, or None; its value when it is a constant; negated;
     inverted). ``URZ``/``RZ`` is 0; ``-x`` negated, ``~x`` inverted; None for an operand not read (a

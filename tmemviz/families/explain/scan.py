@@ -90,38 +90,67 @@ def records(
     file is read once. ``defer``: the
     tracker sees a function's statements only once it has a tcgen05 instruction (its calls otherwise),
     and statements nothing asks about are not looked for problems (:mod:`tmemviz.ptx.deferred`)."""
-    warn = module.warnings.append
     module.tracker = tracker
     texts: dict[str, str] = {}  # a statement's text as the record says it (kernels repeat statements)
-    for e in events(lines, every=tracker is not None, defer=defer):
+    held: list[tuple[Any, tuple[int, int]]] = []
+    """A function's tcgen05 events and problems, each with its place: answered at the function's end,
+    when its registers' values are known over every path (:meth:`~tmemviz.ptx.lazy.Lazy.complete`)."""
+    for e in events(lines, every=tracker is not None, defer=defer, paths=True):
+        kind = e.kind
+        if kind == "function" and held:  # a function that ended without its body's end (none read)
+            yield from _answered(held, module, explain, texts, tracker)
         if tracker is not None:
             tracker.observe(e)
-        kind = e.kind
-        if kind == "tcgen05":
-            s, line = e.statement, e.line
-            assert s is not None and line is not None
-            text = texts.get(s.text)
-            if text is None:
-                if len(texts) > 4096:
-                    texts.clear()
-                text = texts[s.text] = collapse(s.text) + ";"
-            record = explain(s.first, text, line, e.fn, module)
-            asked = getattr(e.fn.constants, "problems", None)
-            if asked:  # statements a value was looked for in (tmemviz.ptx.lazy) that could not be read
-                module.warnings.extend(Warning(n, message) for n, message in asked)
-                asked.clear()
-            if tracker is not None:
-                tracker.explained(e, record)
-            if record is None:
-                continue
-            module.count += 1
-            _cta_group(record, s.first, e.fn, module)
-            yield record
-        elif kind == "problem":
-            assert e.statement is not None
-            warn(Warning(e.statement.first, str(e.message)))
+        if kind in ("tcgen05", "problem"):
+            held.append((e, getattr(e.fn.constants, "point", None)))
+        elif kind == "end":
+            yield from _answered(held, module, explain, texts, tracker)
         elif kind == "target" and module.target is None:
             module.target = e.target
+    yield from _answered(held, module, explain, texts, tracker)  # a statement outside any function
+
+
+def _answered(
+    held: list[tuple[Any, tuple[int, int] | None]], module: Module, explain: Explainer, texts: dict[str, str],
+    tracker: Any,
+) -> Iterator[dict[str, Any]]:  # fmt: skip
+    """The records of the events held, each answered at its own place."""
+    for h, place in held:
+        if place is not None:
+            h.fn.constants.point = place
+        record = _made(h, module, explain, texts, tracker)
+        if record is not None:
+            yield record
+    held.clear()
+
+
+def _made(
+    e: Any, module: Module, explain: Explainer, texts: dict[str, str], tracker: Any
+) -> dict[str, Any] | None:
+    """The record of a tcgen05 event (None for none), or the warning of a problem."""
+    s, line = e.statement, e.line
+    assert s is not None
+    if e.kind == "problem":
+        module.warnings.append(Warning(s.first, str(e.message)))
+        return None
+    assert line is not None
+    text = texts.get(s.text)
+    if text is None:
+        if len(texts) > 4096:
+            texts.clear()
+        text = texts[s.text] = collapse(s.text) + ";"
+    record = explain(s.first, text, line, e.fn, module)
+    asked = getattr(e.fn.constants, "problems", None)
+    if asked:  # statements a value was looked for in (tmemviz.ptx.lazy) that could not be read
+        module.warnings.extend(Warning(n, message) for n, message in asked)
+        asked.clear()
+    if tracker is not None:
+        tracker.explained(e, record)
+    if record is None:
+        return None
+    module.count += 1
+    _cta_group(record, s.first, e.fn, module)
+    return record
 
 
 def _cta_group(record: dict[str, Any], line: int, fn: FunctionState, module: Module) -> None:
