@@ -171,6 +171,7 @@ class Lazy:
         self._positions: list[Position] = []
         self._texts: list[str] = []
         self._segments: list[Segment] = []
+        self._firsts: list[int] = []  # each segment's first line (from base), for a search's range
         self._joined = 0  # pieces of keep joined into segments
         self._dropped = 0  # pieces no longer in keep: all joined (seal)
         self._lines = 0  # lines (from base) joined into segments
@@ -368,7 +369,10 @@ class Lazy:
         start = since - self.base
         size = len(name)
         bare = name[:1] != "%"
-        for segment in reversed(self._segments):
+        segments = self._segments
+        upto = bisect.bisect_left(self._firsts, stop)  # segments starting before ``stop``
+        for k in range(upto - 1, -1, -1):
+            segment = segments[k]
             first, text = segment.first, segment.text
             last = first + segment.count
             if last <= start:
@@ -410,6 +414,7 @@ class Lazy:
                     seen = m.start()
                     bisect.insort(self._labels, line)
             self._segments.append(Segment(self._lines, text, count))
+            self._firsts.append(self._lines)
             self._lines += count
             self._joined = end
 
