@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from tmemviz.ptx import constants as c
 from tmemviz.sass.bits import add, funnel, lop3
-from tmemviz.sass.writes import DIVERGE, VARIES, apply, write_in
+from tmemviz.sass.facts import VARIES, apply
+from tmemviz.sass.writes import DIVERGE, write_in
 
 MASK = 0xFFFFFFFF
 

@@ -8,7 +8,8 @@ answer them costs most of its reading time, so the reader keeps the function's p
 module looks back from the asking instruction for the last statement that wrote the register, then
 evaluates that one (its own sources asked the same way, at its place). The answer is the eager
 tracker's, by construction: the same rules decide what a statement does to a register
-(:func:`effect`), and the same evaluation gives its value (:func:`tmemviz.ptx.registers.evaluate`).
+(:func:`tmemviz.ptx.effect.effect`), and the same evaluation gives its value
+(:func:`tmemviz.ptx.registers.evaluate`).
 A chain of writes too long to follow back is followed forward instead (:meth:`Lazy._replay`).
 
 Over paths (:meth:`Lazy.complete`, once the whole function is read: explain asks then): the last write
@@ -24,31 +25,25 @@ Pure: no I/O.
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 from collections.abc import Iterator
-from typing import NamedTuple
 
 from tmemviz.errors import TmemvizError
 from tmemviz.ptx.constants import Value, choice, const
-from tmemviz.ptx.gate import LABEL, label_alone, nothing
-from tmemviz.ptx.line import opcode_head_rest, parse_immediate, parse_statement
+from tmemviz.ptx.effect import Position, Sources, effect, plain_statement
+from tmemviz.ptx.gate import label_alone, nothing
+from tmemviz.ptx.line import opcode_head_rest, parse_immediate
 from tmemviz.ptx.names import is_name, whole
 from tmemviz.ptx.registers import (
-    CONSTANT_OPS,
-    NO_DESTINATION,
     Constants,
     applied,
     destinations,
     evaluated,
     parse_constant_op,
     worth_evaluating,
-    written_names,
 )
 from tmemviz.ptx.segments import Segment, finds, line_starts
 
-Position = tuple[int, int]
-"""(line, order): a statement read one by one has its reading order (from 1); a plain line 0."""
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
 _LABEL_LINE = re.compile(r"(?m)^[ \t]*[A-Za-z_$][\w$]*[ \t]*:(?!:)")
 """A kept line that starts with a label (PTX 4.3: an identifier and a colon)."""
@@ -57,100 +52,8 @@ _DEPTH = 200
 """Writes followed back before the chain is followed forward instead (Python's stack is not deep)."""
 
 
-class Effect(NamedTuple):
-    """What an instruction may do to registers: ``kind`` "constant" (a constant op: evaluated, or
-    forgotten when not worth it) or "forget" (anything else that writes them)."""
-
-    kind: str
-    names: tuple[str, ...]
-    head: str
-    opcode: str
-    rest: str
-
-
-@functools.lru_cache(maxsize=4096)
-def effect(text: str) -> Effect | None:
-    """What the instruction ``text`` (no ``;``) does to the registers it writes, as the eager tracker
-    reads it; None when it writes none (or is a tcgen05 instruction that cannot be read). Remembered
-    for the last few thousand texts: a search meets the same statements in function after function.
-
-    >>> effect("@%p1 mov.b32 %r6, 5").kind, effect("ld.global.b32 %r6, [%rd1]").names
-    ('constant', ('%r6',))
-    >>> effect("st.global.b32 [%rd1], %r6") is None
-    True
-    """
-    if "tcgen05" in text:
-        try:
-            line = parse_statement(text)
-        except TmemvizError:
-            return None  # not read: the tracker keeps every register as it was
-        tokens = line.qualifiers
-        if len(tokens) >= 2 and tokens[0] == "tcgen05":
-            names = tuple(destinations(line))
-            return Effect("forget", names, "tcgen05", line.opcode, "") if names else None
-    opcode, head, rest = opcode_head_rest(text)
-    names = tuple(written_names(rest))
-    if head in CONSTANT_OPS:
-        return Effect("constant", names, head, opcode, rest)
-    if head not in NO_DESTINATION and rest[:1] not in "[(" and names:
-        return Effect("forget", names, head, opcode, rest)
-    return None
-
-
-def plain_statement(line: str) -> str | None:
-    """The instruction of a plain line (one statement, as the reader skipped it), without its label,
-    ``;`` and a ``//`` comment after it; None for a directive or a line the reader skipped that holds
-    no statement."""
-    code = line.strip()
-    cut = code.find("//")
-    if cut == 0:
-        return None  # a comment (kept as it was in a run: gate.runs)
-    if cut > 0:  # a statement with a comment after it, kept in a run (which holds no string before it)
-        code = code[:cut].rstrip()
-    if code[-1:] != ";":
-        return None  # a label alone, a .loc, a blank line (kept as they were: gate.runs)
-    code = code[:-1].rstrip()
-    if ":" in code:
-        m = LABEL.match(code)
-        if m is not None:
-            code = code[m.end() :].strip()
-    if not code or code[0] == ".":
-        return None
-    return code
-
-
 class _TooDeep(Exception):
     pass
-
-
-class _Sources:
-    """The values registers hold just before ``where``, each looked for once: a constant op asks its
-    sources whether they are known (:func:`worth_evaluating`), then for their values (``evaluated``).
-
-    ``name in sources``: whether ``name`` holds known bits there."""
-
-    def __init__(self, lazy: Lazy, where: Position) -> None:
-        self.lazy, self.where = lazy, where
-        self.seen: dict[str, Value | None] = {}
-
-    def value(self, name: str) -> Value | None:
-        if name not in self.seen:
-            self.seen[name] = self.lazy.value(name, self.where)
-        return self.seen[name]
-
-    def __contains__(self, name: object) -> bool:
-        name = str(name)  # the memo inline, not through value(): a chain of writes recurses through here
-        if name not in self.seen:
-            self.seen[name] = self.lazy.value(name, self.where)
-        return self.seen[name] is not None
-
-    def operand(self, operand: str) -> Value | None:
-        """A register's value, or an immediate's."""
-        value = self.value(operand) if is_name(operand) else None
-        if value is not None:
-            return value
-        number = parse_immediate(operand)
-        return const(number, 64) if number is not None else None
 
 
 class Lazy:
@@ -319,7 +222,7 @@ class Lazy:
             return False, None
         if e.kind == "forget":
             return True, None
-        sources = _Sources(self, where)
+        sources = Sources(self, where)
         if e.opcode.endswith(".pred") or not worth_evaluating(e.head, e.rest, sources):
             return True, None
         try:

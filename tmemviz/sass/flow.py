@@ -18,7 +18,7 @@ to the next instruction, the callee having perhaps written any uniform register.
 Facts: register -> :data:`tmemviz.ptx.constants.Value` (one constant, one of a few, or known bits);
 where paths join, a register keeps the values either path gives (one of them), and is unknown where
 either knows nothing; at a loop header where it keeps changing after a few passes it becomes
-:data:`~tmemviz.sass.writes.VARIES` (widening: the loop steps it, no fixed set of values reaches).
+:data:`~tmemviz.sass.facts.VARIES` (widening: the loop steps it, no fixed set of values reaches).
 Pure: no I/O.
 """
 
@@ -30,8 +30,9 @@ from typing import Any
 
 from tmemviz.flow.cfg import JUMP, LABEL, STOP, Step, build
 from tmemviz.flow.dataflow import Unconverged, solve
+from tmemviz.sass.facts import VARIES, Facts, apply, either
 from tmemviz.sass.line import SassLine
-from tmemviz.sass.writes import DIVERGE, FORGET_ALL, VARIES, Facts, Write, apply, either
+from tmemviz.sass.writes import DIVERGE, FORGET_ALL, Write
 
 MAX_STEPS = 1 << 17
 """Steps kept per function before it is solved in parts (each a few hundred bytes)."""

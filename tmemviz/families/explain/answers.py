@@ -107,10 +107,7 @@ def mma_summary(record: dict[str, Any], found: Any, choices: str | None = None) 
             text += f"; D uses data-path layout {record['layout']} (PTX 9.7.16.10.5)"
         return text
     if found is None:
-        return (
-            text
-            + f"; idesc {record['idesc_operand']} is not one constant built in this function on every path"
-        )
+        return text + f"; idesc {record['idesc_operand']} is not a constant on every path in this function"
     from tmemviz.families.mma.answers import summary
 
     text += f"; idesc {record['idesc_operand']} = 0x{found.value:08x}: {summary(found)}"

@@ -16,8 +16,8 @@ from typing import Any
 
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.scan import Module
+from tmemviz.sass.facts import VARIES
 from tmemviz.sass.line import SassLine, bracket, parse_tmem
-from tmemviz.sass.writes import VARIES
 
 _UR = re.compile(r"^UR(\d+)$")
 _PREDICATE = re.compile(r"^!?U?P(?:T|\d+)$")
