@@ -89,6 +89,8 @@ class Lazy:
         """The whole function is read (:meth:`complete`): values are those of every path."""
         self._reaching: dict[str, Value | None] = {}
         self._joining: set[str] = set()
+        self._index: dict[str, list[int]] | None = None
+        """Name -> the statements read one by one that may write it (made when first needed)."""
         self._asked: dict[str, tuple[Value | None, int, int]] = {}
         """By register: what :meth:`get` answered last, and how many pieces had been kept and statements
         read one by one then (an MMA's descriptor is asked again at each MMA of a loop)."""
@@ -186,9 +188,7 @@ class Lazy:
         self._joining.add(name)
         try:
             values: list[Value] = []
-            where = _END
-            while (found := self._search(name, (0, 0), where)) is not None:
-                where = found[0]
+            for found in self._writes_of(name):
                 key = (name, found[0])
                 if key in self._values:
                     done, value = True, self._values[key]
@@ -214,6 +214,22 @@ class Lazy:
         if not self._joining:  # not inside another register's loop: the answer is whole
             self._reaching[name] = result
         return result
+
+    def _writes_of(self, name: str) -> list[tuple[Position, str]]:
+        """Every statement of the function that may write ``name``: the statements read one by one from
+        an index made once (by what each writes), the kept lines searched for the name."""
+        if self._index is None:
+            self._index = {}
+            for i, text in enumerate(self._texts):
+                e = effect(text)
+                for n in e.names if e is not None else ():
+                    self._index.setdefault(n, []).append(i)
+        found = [(self._positions[i], self._texts[i]) for i in self._index.get(name, ())]
+        before = _END[0]
+        while (plain := self._plain_write(name, 0, before)) is not None:
+            found.append(plain)
+            before = plain[0][0]
+        return sorted(found)  # in the text's order, however the lines were read
 
     def _written(self, name: str, where: Position, text: str) -> tuple[bool, Value | None]:
         """(whether ``text`` at ``where`` set ``name``, what it holds after) under the eager rules."""
