@@ -45,8 +45,9 @@ from tmemviz.ptx.registers import (
 from tmemviz.ptx.segments import Segment, finds, line_starts
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
-_LABEL_LINE = re.compile(r"(?m)^[ \t]*[A-Za-z_$][\w$]*[ \t]*:(?!:)")
-"""A kept line that starts with a label (PTX 4.3: an identifier and a colon)."""
+_LABEL_LINE = re.compile(r"\n[ \t]*[A-Za-z_$][\w$]*[ \t]*:(?!:)")
+"""A kept line that starts with a label (PTX 4.3: an identifier and a colon), after its line's start
+(a newline: a literal the search skips to quickly)."""
 _END: Position = (1 << 62, 0)
 _DEPTH = 200
 """Writes followed back before the chain is followed forward instead (Python's stack is not deep)."""
@@ -328,9 +329,10 @@ class Lazy:
             count = text.count("\n")  # each piece kept is whole lines, each with its newline
             if ":" in text:
                 line, seen = self.base + self._lines, 0
-                for m in _LABEL_LINE.finditer(text):
-                    line += text.count("\n", seen, m.start())
-                    seen = m.start()
+                for m in _LABEL_LINE.finditer("\n" + text):
+                    at = m.start()  # where the label's line starts in ``text``
+                    line += text.count("\n", seen, at)
+                    seen = at
                     bisect.insort(self._labels, line)
             self._segments.append(Segment(self._lines, text, count))
             self._firsts.append(self._lines)
