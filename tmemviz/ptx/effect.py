@@ -14,7 +14,7 @@ from tmemviz.ptx.constants import Value, const
 from tmemviz.ptx.gate import LABEL
 from tmemviz.ptx.line import opcode_head_rest, parse_immediate, parse_statement
 from tmemviz.ptx.names import is_name
-from tmemviz.ptx.registers import CONSTANT_OPS, NO_DESTINATION, destinations, written_names
+from tmemviz.ptx.registers import CONSTANT_OPS, NO_DESTINATION, Constants, destinations, written_names
 
 Position = tuple[int, int]
 """(line, order): a statement read one by one has its reading order (from 1); a plain line 0."""
@@ -110,3 +110,32 @@ class Sources:
             return value
         number = parse_immediate(operand)
         return const(number, 64) if number is not None else None
+
+
+def replay(lazy: Any, name: str, where: Position) -> Value | None:
+    """What the eager tracker holds for ``name`` at ``where`` of ``lazy``'s function (a
+    :class:`~tmemviz.ptx.lazy.Lazy`): every statement before it, in order (a chain of writes too long to
+    follow back)."""
+    tracker = Constants()
+    plain: list[tuple[Position, str]] = []
+    for number, line in lazy.plain_lines():
+        code = plain_statement(line)
+        if code is not None:
+            plain.append(((number, 0), code))
+    slow = list(zip(lazy._positions, lazy._texts, strict=True))
+    for at, text in sorted(plain + slow):
+        if at >= where:
+            break
+        if "tcgen05" in text:  # a tcgen05 instruction forgets what it loads (or is not read)
+            e = effect(text)
+            if e is None or e.head == "tcgen05":
+                for n in e.names if e else ():
+                    tracker.values.pop(n, None)
+                continue
+        try:
+            tracker.follow(text, *opcode_head_rest(text))
+        except TmemvizError as exc:
+            if at not in lazy._reported:
+                lazy._reported.add(at)
+                lazy.problems.append((at[0], f"not read as PTX: {exc}"))
+    return tracker.values.get(name)

@@ -10,7 +10,7 @@ evaluates that one (its own sources asked the same way, at its place). The answe
 tracker's, by construction: the same rules decide what a statement does to a register
 (:func:`tmemviz.ptx.effect.effect`), and the same evaluation gives its value
 (:func:`tmemviz.ptx.registers.evaluate`).
-A chain of writes too long to follow back is followed forward instead (:meth:`Lazy._replay`).
+A chain of writes too long to follow back is followed forward instead (:func:`tmemviz.ptx.effect.replay`).
 
 Over paths (:meth:`Lazy.complete`, once the whole function is read: explain asks then): the last write
 before an instruction in the text is what reaches it on every path only when no label lies between the
@@ -30,12 +30,11 @@ from collections.abc import Iterator
 
 from tmemviz.errors import TmemvizError
 from tmemviz.ptx.constants import Value, choice, const
-from tmemviz.ptx.effect import Position, Sources, effect, plain_statement
+from tmemviz.ptx.effect import Position, Sources, effect, plain_statement, replay
 from tmemviz.ptx.gate import label_alone, nothing
-from tmemviz.ptx.line import opcode_head_rest, parse_immediate
+from tmemviz.ptx.line import parse_immediate
 from tmemviz.ptx.names import is_name, whole
 from tmemviz.ptx.registers import (
-    Constants,
     applied,
     destinations,
     evaluated,
@@ -127,7 +126,8 @@ class Lazy:
                 try:
                     value = self.value(operand, after)
                 except _TooDeep:
-                    value = self._replay(operand, after)
+                    # Too long a chain: followed forward in the text's order, or over paths not at all.
+                    value = None if self.paths else replay(self, operand, after)
             self._asked[operand] = (value, self._dropped + len(self.keep), len(self._texts))
             if value is not None:
                 return value
@@ -373,31 +373,3 @@ class Lazy:
                 ):
                     yield self.base + segment.first + index, line
                 index += 1
-
-    # -- a chain too long: forward -----------------------------------------------------------------
-
-    def _replay(self, name: str, where: Position) -> Value | None:
-        """What the eager tracker holds for ``name`` at ``where``: every statement before it, in order."""
-        tracker = Constants()
-        plain: list[tuple[Position, str]] = []
-        for number, line in self.plain_lines():
-            code = plain_statement(line)
-            if code is not None:
-                plain.append(((number, 0), code))
-        slow = list(zip(self._positions, self._texts, strict=True))
-        for at, text in sorted(plain + slow):
-            if at >= where:
-                break
-            if "tcgen05" in text:  # a tcgen05 instruction forgets what it loads (or is not read)
-                e = effect(text)
-                if e is None or e.head == "tcgen05":
-                    for n in e.names if e else ():
-                        tracker.values.pop(n, None)
-                    continue
-            try:
-                tracker.follow(text, *opcode_head_rest(text))
-            except TmemvizError as exc:
-                if at not in self._reported:
-                    self._reported.add(at)
-                    self.problems.append((at[0], f"not read as PTX: {exc}"))
-        return tracker.values.get(name)
