@@ -14,7 +14,8 @@ NOTES = (
     "ld/st lanes and columns are relative to the base register of the address, its immediate applied "
     "(imm >> 16 lanes, imm & 0xFFFF columns)",
     "a tcgen05.mma idesc is decoded when the function builds its register from constants (mov, selp, or, "
-    "and, shl, shr, add, cvt, prmt); a choice of constants decodes to the fields they share",
+    "and, shl, shr, add, cvt, prmt) on every path to the MMA; a choice of constants (two paths, a selp) "
+    "decodes to the fields they share",
     "the PTX ISA completes a tcgen05.ld only at tcgen05.wait::ld (a tcgen05.st at tcgen05.wait::st); "
     "whether each path waits in time is not judged here: tmemviz check (rule wait-ld) follows every path",
 )
