@@ -126,7 +126,10 @@ class Record:
         self.name = name
         self.data: dict[str, object] = {
             "benchmark": name,
-            "command": " ".join(["python", f"benchmarks/{name}.py", *argv]),
+            # A folder given by its absolute path (the corpus) is shown as DIR: no machine's path is kept.
+            "command": " ".join(
+                ["python", f"benchmarks/{name}.py", *("DIR" if os.path.isabs(a) else a for a in argv)]
+            ),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
             "machine": machine(),
             "conditions": {**conditions, "load_average_before": _load()},

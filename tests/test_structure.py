@@ -133,3 +133,26 @@ def test_no_file_names_its_family_in_a_suffix() -> None:
         if any(p.stem.endswith(f"_{family}") for family in FAMILIES)
     ]
     assert not suffixed, f"family code belongs in its folder, not in a suffix: {suffixed}"
+
+
+def test_no_file_holds_a_machine_path() -> None:
+    """No tracked text names a folder of the machine it was made on (a benchmark's corpus is ``DIR``)."""
+    import re
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    listed = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: the tracked files are not known")
+    machine = re.compile(r"(?:^|[^\w.])/(?:work|home|root|Users|tmp|opt|mnt)/[\w.-]")
+    found = []
+    for name in listed.stdout.splitlines():
+        path = root / name
+        if path.suffix in (".png", ".cubin", ".ipynb") or not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        found += [f"{name}: {m.group(0)!r}" for m in machine.finditer(text)]
+    assert found == []
