@@ -91,11 +91,13 @@ def test_mangled_sass_lines_never_crash() -> None:
         line
         for p in sorted(KERNELS.glob("*.sass"))
         for line in p.read_text().splitlines()
-        if "TM" in line or "UTC" in line or "UMOV" in line
+        if any(
+            word in line for word in ("TM", "UTC", "UMOV", "R2UR", "IMAD", "SEL", "HFMA2", "ELECT", "LOP3")
+        )
     ]
     rng = random.Random(11)
     alphabet = "[],;+ .@!:0x1234URTZ_tdpbitmem/*\t"
-    for _ in range(600):
+    for _ in range(900):
         chars = list(rng.choice(lines))
         for _ in range(rng.randint(1, 5)):
             pos = rng.randrange(len(chars) + 1)
@@ -103,7 +105,10 @@ def test_mangled_sass_lines_never_crash() -> None:
                 del chars[min(pos, len(chars) - 1)]
             else:
                 chars.insert(pos, rng.choice(alphabet))
-        text = "\t.target\tsm_100a\n.text.k:\n/*0000*/ UMOV UR13, 0x8100490 ;\n" + "".join(chars) + "\n"
+        # An MMA after it asks the flow what the registers hold (general ones too: R2UR's sources).
+        head = "\t.target\tsm_100a\n.text.k:\n/*0000*/ UMOV UR13, 0x8100490 ;\n"
+        mma = "/*0ff0*/ UTCHMMA gdesc[UR4], gdesc[UR6], tmem[UR8], tmem[UR10], idesc[UR5], UPT ;\n"
+        text = head + "".join(chars) + "\n" + mma
         with contextlib.suppress(TmemvizError):
             tmemviz.explain(text=text).lists()
 
