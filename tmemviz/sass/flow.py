@@ -1,19 +1,21 @@
-"""One function of a SASS listing as a control-flow graph, and what its uniform registers hold at each
+"""One function of a SASS listing as a control-flow graph, and what its registers hold at each
 instruction that asks: a forward data-flow over :mod:`tmemviz.flow`.
 
 The listing is read once; a function's steps are kept (:class:`Body`) until it ends, then solved and
 given back in order with the facts that hold at each kept instruction. Only what the flow needs is kept:
-labels, branches, exits, calls, the writes of uniform registers and the instructions a caller asks
-about (tcgen05 work), not the rest of the text; past :data:`MAX_STEPS` a body is solved as it stands and
+labels, branches, exits, calls, the writes of registers (a run of writes whose values are not followed
+as one step) and the instructions a caller asks about (tcgen05 work), not the rest of the text; past :data:`MAX_STEPS` a body is solved as it stands and
 the rest of the function read the same way, each part assuming that any label may be reached from
 anywhere (what a part cannot see), so memory stays bounded whatever the function's length.
 
 Control flow (nvdisasm, cuobjdump -sass): a label ``.L_x_12:`` (cuobjdump prints none: a branch
 target's address starts a block), ``BRA `(.L_x_12)``/``BRA 0x1e0``, conditional when guarded (``@P0``,
-``@!UP1``) or given a predicate (``BRA.U !UP0, ...``); ``JMP`` likewise; ``BRX``/``JMX`` jump where a
+``@!UP1``), given a predicate (``BRA.U !UP0, ...``) or ``.DIV`` (taken when the warp has diverged);
+a branch or exit under a thread predicate may split the warp (:data:`~tmemviz.sass.writes.DIVERGE`);
+``JMP`` likewise; ``BRX``/``JMX`` jump where a
 register says (``BRANCH_TARGETS`` when nvdisasm names them, else anywhere: every label then starts with
 nothing known); ``EXIT``/``RET`` end the function, ``BPT.TRAP``/``KILL`` the thread; a ``CALL`` returns
-to the next instruction, the callee having perhaps written any uniform register.
+to the next instruction, the callee having perhaps written any register.
 
 Facts: register -> :data:`tmemviz.ptx.constants.Value` (one constant, one of a few, or known bits);
 where paths join, a register keeps the values either path gives (one of them), and is unknown where
