@@ -4,9 +4,10 @@ instruction that asks: a forward data-flow over :mod:`tmemviz.flow`.
 The listing is read once; a function's steps are kept (:class:`Body`) until it ends, then solved and
 given back in order with the facts that hold at each kept instruction. Only what the flow needs is kept:
 labels, branches, exits, calls, the writes of registers (a run of writes whose values are not followed
-as one step) and the instructions a caller asks about (tcgen05 work), not the rest of the text; past :data:`MAX_STEPS` a body is solved as it stands and
-the rest of the function read the same way, each part assuming that any label may be reached from
-anywhere (what a part cannot see), so memory stays bounded whatever the function's length.
+as one step) and the instructions a caller asks about (tcgen05 work), not the rest of the text; past
+:data:`MAX_STEPS` a body is solved as it stands and the rest of the function read the same way, each
+part assuming that any label may be reached from anywhere (what a part cannot see), so memory stays
+bounded whatever the function's length.
 
 Control flow (nvdisasm, cuobjdump -sass): a label ``.L_x_12:`` (cuobjdump prints none: a branch
 target's address starts a block), ``BRA `(.L_x_12)``/``BRA 0x1e0``, conditional when guarded (``@P0``,
