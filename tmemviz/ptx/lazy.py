@@ -128,7 +128,8 @@ class Lazy:
                 except _TooDeep:
                     # Too long a chain: followed forward in the text's order, or over paths not at all.
                     value = None if self.paths else replay(self, operand, after)
-            self._asked[operand] = (value, self._dropped + len(self.keep), len(self._texts))
+            if not self.paths:  # over paths every ask is looked for (where the answer was may differ)
+                self._asked[operand] = (value, self._dropped + len(self.keep), len(self._texts))
             if value is not None:
                 return value
         number = parse_immediate(operand)
@@ -159,6 +160,7 @@ class Lazy:
                 return None
             if self.paths and self._crossed(found[0][0], where[0]):
                 return self._every_write(name)
+            # Inline, not through _after: each level of a chain of writes costs stack frames (_DEPTH).
             key = (name, found[0])
             if key in self._values:
                 return self._values[key]
@@ -173,6 +175,22 @@ class Lazy:
                 self._values[key] = value
                 return value
             where = found[0]  # the statement changed nothing: what came before it stands
+
+    def _after(self, name: str, found: tuple[Position, str]) -> tuple[bool, Value | None]:
+        """(whether the statement ``found`` set ``name``, what it holds after), remembered by the write."""
+        key = (name, found[0])
+        if key in self._values:
+            return True, self._values[key]
+        self._depth += 1
+        try:
+            if self._depth > _DEPTH:
+                raise _TooDeep
+            done, value = self._written(name, *found)
+        finally:
+            self._depth -= 1
+        if done:
+            self._values[key] = value
+        return done, value
 
     def _crossed(self, line: int, before: int) -> bool:
         """Whether a label lies after ``line``, on or before line ``before``: a branch may enter there."""
@@ -190,19 +208,7 @@ class Lazy:
         try:
             values: list[Value] = []
             for found in self._writes_of(name):
-                key = (name, found[0])
-                if key in self._values:
-                    done, value = True, self._values[key]
-                else:
-                    self._depth += 1
-                    try:
-                        if self._depth > _DEPTH:
-                            raise _TooDeep
-                        done, value = self._written(name, *found)
-                    finally:
-                        self._depth -= 1
-                    if done:
-                        self._values[key] = value
+                done, value = self._after(name, found)
                 if not done:
                     continue
                 if value is None:

@@ -21,7 +21,8 @@ Facts = dict[str, c.Value]
 """Register -> what it holds (``UR5@!UP0``: what it holds when ``!UP0`` is true; ``*@P0``: present while
 ``P0`` is ``ELECT``'s choice); a register left out holds something unknown."""
 
-_REGISTER = re.compile(r"^(U?R)(\d+)$")
+REGISTER = re.compile(r"^(U?R)(\d+)$")
+"""A uniform or general register: its file (``UR``, ``R``) and number."""
 _UNIFORM_GUARD = re.compile(r"^!?UP\d+$")
 _IMMEDIATE = re.compile(r"^-?(?:0x[0-9a-fA-F]+|\d+)$")
 
@@ -160,7 +161,7 @@ def source(text: str) -> tuple[str | None, c.Value | None, bool, bool] | None:
     name = text.lstrip("-~")
     if name in ("URZ", "RZ"):
         return None, c.const(0), negate, invert
-    if _REGISTER.match(name):
+    if REGISTER.match(name):
         return name, None, negate, invert
     if _IMMEDIATE.match(text):
         digits = text.lstrip("-")

@@ -34,7 +34,7 @@ from typing import Any
 from tmemviz.flow.cfg import JUMP, LABEL, STOP, Step, build
 from tmemviz.flow.dataflow import Unconverged, solve
 from tmemviz.sass.facts import VARIES, Facts, apply, either
-from tmemviz.sass.line import SassLine
+from tmemviz.sass.line import PREDICATE, SassLine
 from tmemviz.sass.writes import DIVERGE, FORGET_ALL, Write
 
 MAX_STEPS = 1 << 17
@@ -42,7 +42,6 @@ MAX_STEPS = 1 << 17
 _PLAIN = Step()
 _TARGETS = re.compile(r"BRANCH_TARGETS\s+([^\"*]*)")
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]+$")
-_PREDICATE = re.compile(r"^!?U?P(?:\d+|T)$")
 CONTROL = frozenset(("BRA", "JMP", "BRX", "JMX", "EXIT", "RET", "CALL", "BPT", "KILL"))
 
 
@@ -128,7 +127,7 @@ class Body:
             target = sass.operands[-1].strip("`()") if sass.operands else ""
             # BRA.DIV URn jumps when the warp has diverged: conditional, whatever its operands.
             predicate = "DIV" in sass.modifiers or any(
-                _PREDICATE.match(o) and o not in ("PT", "UPT") for o in sass.operands[:-1]
+                PREDICATE.match(o) and o not in ("PT", "UPT") for o in sass.operands[:-1]
             )
             if _ADDRESS.match(target):
                 self.address_targets.add(int(target, 16))

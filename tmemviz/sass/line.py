@@ -24,6 +24,8 @@ _CODE = re.compile(
 )
 _REGISTER = re.compile(r"^R(\d+)$")
 _HEX = re.compile(r"^0x[0-9a-fA-F]+$")
+PREDICATE = re.compile(r"^!?U?P(?:T|\d+)$")
+"""A predicate operand: ``P0``, ``!UP1``, ``PT``."""
 _TMEM = re.compile(
     r"^tmem\[(?:(UR\d+|URZ)\s*(?:(\+\s*-?|-)\s*(0x[0-9a-fA-F]+|\d+))?|(-?)(0x[0-9a-fA-F]+|\d+))\]$"
 )

@@ -53,16 +53,13 @@ import struct
 from typing import Any, NamedTuple
 
 from tmemviz.ptx import constants as c
-from tmemviz.sass.facts import source
-from tmemviz.sass.line import SassLine
+from tmemviz.sass.facts import REGISTER, source
+from tmemviz.sass.line import PREDICATE, SassLine
 
 _LINE = re.compile(
     r"^\s*(?:/\*[0-9a-fA-F]+\*/|0x[0-9a-fA-F]+)?\s*(?:@(!?U?P(?:T|\d+))\s+)?([A-Z][A-Z0-9_]*)((?:\.\w+)*)\s+([^;]*)"
 )
-_UR = re.compile(r"^UR(\d+)$")
-_REGISTER = re.compile(r"^(U?R)(\d+)$")
 _NAMED_PREDICATE = re.compile(r"(?<![@!\w])!?(U?P\d+)\b|(?<=[^@]!)(U?P\d+)\b")
-_PREDICATE = re.compile(r"^!?U?P(?:T|\d+)$")
 EVALUATED = frozenset(("UMOV", "USEL", "ULOP3", "UIADD3", "USHF", "UPRMT", "ULEA", "UIMAD"))
 """The uniform opcodes whose value is worked out; a general one is read as its uniform twin."""
 _TWIN = {"MOV": "UMOV", "SEL": "USEL", "LOP3": "ULOP3", "IADD3": "UIADD3", "SHF": "USHF", "PRMT": "UPRMT",
@@ -140,24 +137,24 @@ def write_in(text: str) -> Write | None:
     if m is None:
         return None
     guard, opcode, modifiers, rest = m.groups()
-    return _write(guard, opcode, tuple(modifiers[1:].split(".")) if modifiers else (),
-                  rest.split("/*", 1)[0].split(","))  # fmt: skip
+    rest = rest.split("/*", 1)[0]
+    return _write(guard, opcode, tuple(modifiers[1:].split(".")) if modifiers else (), rest.split(","), rest)
 
 
 def write_of(sass: SassLine) -> Write | None:
     """:func:`write_in` for an instruction already parsed."""
-    return _write(sass.guard, sass.opcode, sass.modifiers, list(sass.operands))
+    return _write(sass.guard, sass.opcode, sass.modifiers, list(sass.operands), ",".join(sass.operands))
 
 
-def _write(guard: str | None, opcode: str, mods: tuple[str, ...], ops: list[str]) -> Write | None:
+def _write(guard: str | None, opcode: str, mods: tuple[str, ...], ops: list[str], rest: str) -> Write | None:
+    """The write of an instruction (``ops``: its operands; ``rest``: them as written, joined by commas)."""
     if guard in ("!PT", "!UPT") or not ops:
         return None  # never executed, or writes nothing
     guard = _guard(guard)
-    rest = ",".join(ops)
     predicates = _predicates_named(opcode, ops) if "P" in rest else ()
     first = ops[0].strip()
-    at = 1 if len(ops) > 1 and _PREDICATE.match(first) else 0
-    found = _REGISTER.match(ops[at].strip()) if at or first else None
+    at = 1 if len(ops) > 1 and PREDICATE.match(first) else 0
+    found = REGISTER.match(ops[at].strip()) if at or first else None
     if opcode == "ELECT":
         registers = (f"UR{found.group(2)}",) if found and found.group(1) == "UR" else ()
         return Write(registers, "ELECT", guard=guard, predicates=predicates)
@@ -213,7 +210,7 @@ def _evaluated(
             _written(prefix, int(register[len(prefix) :]), count), guard=guard, predicates=predicates
         )
     if opcode == "UIADD3":
-        while rest and _PREDICATE.match(rest[0]):
+        while rest and PREDICATE.match(rest[0]):
             rest = rest[1:]  # the carry-out predicates
     operands = tuple(o.removesuffix(".reuse") for o in rest)
     sources = tuple(map(source, operands))

@@ -102,7 +102,7 @@ def records(
         if tracker is not None:
             tracker.observe(e)
         if kind in ("tcgen05", "problem"):
-            held.append((e, getattr(e.fn.constants, "point", None)))
+            held.append((e, e.fn.constants.point))  # a Lazy: the stream looks values up when asked
         elif kind == "end":
             yield from _answered(held, module, explain, texts, tracker)
         elif kind == "target" and module.target is None:
@@ -111,13 +111,12 @@ def records(
 
 
 def _answered(
-    held: list[tuple[Any, tuple[int, int] | None]], module: Module, explain: Explainer, texts: dict[str, str],
+    held: list[tuple[Any, tuple[int, int]]], module: Module, explain: Explainer, texts: dict[str, str],
     tracker: Any,
 ) -> Iterator[dict[str, Any]]:  # fmt: skip
     """The records of the events held, each answered at its own place."""
     for h, place in held:
-        if place is not None:
-            h.fn.constants.point = place
+        h.fn.constants.point = place
         record = _made(h, module, explain, texts, tracker)
         if record is not None:
             yield record

@@ -17,10 +17,9 @@ from typing import Any
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.scan import Module
 from tmemviz.sass.facts import VARIES
-from tmemviz.sass.line import SassLine, bracket, parse_tmem
+from tmemviz.sass.line import PREDICATE, SassLine, bracket, parse_tmem
 
 _UR = re.compile(r"^UR(\d+)$")
-_PREDICATE = re.compile(r"^!?U?P(?:T|\d+)$")
 _IMMEDIATE = re.compile(r"^(?:0x[0-9a-fA-F]+|\d+)$")
 EXPLAIN_OPS = ("alloc", "dealloc", "commit", "relinquish_alloc_permit", "wait::ld", "wait::st",
                "fence::before_thread_sync", "fence::after_thread_sync")  # fmt: skip
@@ -135,7 +134,7 @@ def _after(operands: list[str]) -> tuple[str | None, str | None, str | None, int
             scale = o
         elif _UR.match(o) and vector is None and enable is None:
             vector = o
-        elif _PREDICATE.match(o) and enable is None:
+        elif PREDICATE.match(o) and enable is None:
             enable = o
         elif _IMMEDIATE.match(o) and enable is not None and scale_d is None:
             scale_d = int(o, 16) if o.startswith("0x") else int(o)
