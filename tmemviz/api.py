@@ -17,6 +17,7 @@ Each module a function needs is imported when it is called, so ``import tmemviz`
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Optional, Union
 
@@ -321,12 +322,15 @@ def explain(files: Held = (), text: Optional[str] = None, layouts: Layouts = Non
 
 
 @checked
-def check(files: Held = (), text: Optional[str] = None, layouts: Layouts = None) -> Document:
+def check(
+    files: Held = (), text: Optional[str] = None, layouts: Layouts = None, sass: Optional[PathLike] = None
+) -> Document:
     """TMEM findings of PTX modules (``tmemviz check``): ``.cells`` are the files, each with its ``findings``;
-    ``save("map.png")`` draws the TMEM map. ``files`` as explain takes them, and directories (PTX only)."""
+    ``save("map.png")`` draws the TMEM map. ``files`` as explain takes them, and directories (PTX only);
+    ``sass``: the cubin or listing ptxas made of the one PTX file given (``--sass``)."""
     from tmemviz.sources import check_held
 
-    return check_held(files, text, catalog(layouts))
+    return check_held(files, text, catalog(layouts), os.fspath(sass) if sass is not None else None)
 
 
 @checked

@@ -209,7 +209,7 @@ def explain_held(given: Any, text: str | None, catalog: Any) -> Any:
     return doc
 
 
-def check_held(given: Any, text: str | None, catalog: Any) -> Any:
+def check_held(given: Any, text: str | None, catalog: Any, sass: str | None = None) -> Any:
     """``tmemviz.check``: the paths (and directories) read as the command reads them, then the texts."""
     from tmemviz.families.check.document import check_document, status
     from tmemviz.families.check.sarif import Invocation
@@ -219,7 +219,9 @@ def check_held(given: Any, text: str | None, catalog: Any) -> Any:
     if found.cubins:
         raise TmemvizError(f"{found.cubins[0][0]} is a cubin (an ELF file), {FOR_SASS}")
     run = Invocation()
-    checked = check_sources(found.paths, None, catalog) if found.paths or not found.texts else []
+    if sass is not None and (found.texts or len(found.paths) != 1):
+        raise TmemvizError("sass pairs one PTX file with the SASS made of it; give one PTX file")
+    checked = check_sources(found.paths, None, catalog, sass=sass) if found.paths or not found.texts else []
     for name, t in found.texts:
         if not t.strip():
             raise TmemvizError(f"{'the text' if name.startswith('<text') else name} is empty; {READS}")

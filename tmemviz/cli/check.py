@@ -97,6 +97,15 @@ def check(
             help="Glob of files and directories a directory walk leaves out (repeatable).",
         ),
     ] = None,
+    sass: Annotated[
+        Optional[str],
+        Option(
+            "--sass",
+            metavar="FILE",
+            help="The cubin ptxas made of the one PTX FILE (or its nvdisasm -hex / cuobjdump -sass "
+            "listing): each wait-ld warning is confirmed in it, or made a note where the SASS orders it.",
+        ),
+    ] = None,
     root: Annotated[
         Optional[Path],
         Option(
@@ -124,6 +133,7 @@ def check(
         write_baseline=write_baseline,
         exclude=exclude or None,
         root=str(root) if root is not None else None,
+        sass=sass,
     )
     from tmemviz.api import catalog
 

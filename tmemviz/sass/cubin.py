@@ -53,8 +53,11 @@ def find_nvdisasm() -> str | None:
     return None
 
 
-def cubin_lines(path: str | os.PathLike[str], nvdisasm: str | None = None) -> Iterator[str]:
-    """The lines ``nvdisasm -c -g`` prints for ``path``, streamed (never the whole listing in memory)."""
+def cubin_lines(
+    path: str | os.PathLike[str], nvdisasm: str | None = None, encodings: bool = False
+) -> Iterator[str]:
+    """The lines ``nvdisasm -c -g`` prints for ``path``, streamed (never the whole listing in memory);
+    ``encodings``: with ``-hex``, each instruction's two 64-bit words (its control bits: scoreboards)."""
     import subprocess
 
     name = os.fspath(path)
@@ -63,7 +66,7 @@ def cubin_lines(path: str | os.PathLike[str], nvdisasm: str | None = None) -> It
         raise TmemvizError(MISSING.format(path=name))
     try:
         proc = subprocess.Popen(
-            [tool, "-c", "-g", name],
+            [tool, "-c", "-g", *(["-hex"] if encodings else []), name],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from tmemviz.flow.cfg import JUMP, LABEL, STOP, Step, build
+from tmemviz.flow.cfg import JUMP, LABEL, STOP, Graph, Step, build
 from tmemviz.flow.dataflow import Unconverged, solve
 from tmemviz.sass.facts import VARIES, Facts, apply, either
 from tmemviz.sass.line import PREDICATE, SassLine
@@ -149,11 +149,8 @@ def facts_at(body: Body, entry: Facts | None = None, closed: bool = True) -> Ite
             if type(item) is tuple:
                 yield item[0], {}
         return
-    if body.forgotten or body.unsure:
-        body.flush()
-    steps, items = _with_address_labels(body)
+    graph, items = graph_of(body)
     items = _relevant(items, body.reads)
-    graph = build(steps)
     problem = _Constants(graph, items, closed)
     try:
         states = solve(graph, dict(entry or {}), problem)
@@ -172,6 +169,15 @@ def facts_at(body: Body, entry: Facts | None = None, closed: bool = True) -> Ite
                     apply(write, facts)
             elif item is not None:
                 apply(item, facts)
+
+
+def graph_of(body: Body) -> tuple[Graph, list[Any]]:
+    """The control-flow graph of ``body``'s steps, and its items with ``None`` at each label added
+    where a branch names a code address (a graph's steps and items stay index for index)."""
+    if body.forgotten or body.unsure:
+        body.flush()
+    steps, items = _with_address_labels(body)
+    return build(steps), items
 
 
 def _relevant(items: list[Any], reads: set[str]) -> list[Any]:

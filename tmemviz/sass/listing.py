@@ -17,6 +17,7 @@ from tmemviz.sass.line import parse_sass
 _TARGET = re.compile(r"^\s*(?:\.target\s+|code for\s+)(sm_\w+)")
 _NVDISASM_FUNCTION = re.compile(r"^\s*\.text\.([\w$.]+):\s*$")
 _CUOBJDUMP_FUNCTION = re.compile(r"^\s*Function\s*:\s*([\w$.]+)\s*$")
+_ENCODING = re.compile(r"^/\*\s*0x([0-9a-fA-F]{16})\s*\*/$")
 _SOURCE = re.compile(r'^\s*//##\s*File\s+"([^"]*)",\s*line\s+(\d+)')
 _OFFSET = re.compile(r"/\*[0-9a-fA-F]{4,}\*/")
 _PTX = re.compile(r"^\s*(?:\.version\b|\.(?:visible\s+|extern\s+|weak\s+)*\.?(?:entry|func)\b|tcgen05\.)")
@@ -27,8 +28,9 @@ SNIFF_LINES = 400
 
 @dataclass(frozen=True)
 class Event:
-    """One thing of the listing: ``kind`` is target, function, label or code (a line that may hold an
-    instruction).
+    """One thing of the listing: ``kind`` is target, function, label, code (a line that may hold an
+    instruction) or encoding (the high 64 bits of the instruction before, a line of their own in
+    ``nvdisasm -hex`` and ``cuobjdump -sass``: its control bits, :mod:`tmemviz.sass.control`).
 
     ``source`` is the (file, line) of the last ``//## File`` note of the function, for code.
     """
@@ -101,7 +103,8 @@ def events(lines: Iterable[str]) -> Iterator[Event]:
     ...         '  /*0030*/   LDTM.x8 R4, tmem[UR4] ;   /* 0x0000000004047fee */',
     ...         '  /* 0x000e2200081c0000 */']
     >>> [(e.kind, e.line, e.source or e.value) for e in events(text)]
-    [('target', 1, 'sm_100a'), ('function', 2, 'k'), ('code', 4, ('k.py', 7))]
+    [('target', 1, 'sm_100a'), ('function', 2, 'k'), ('code', 4, ('k.py', 7)),
+     ('encoding', 5, '000e2200081c0000')]
     """
     source: tuple[str, int] | None = None
     for number, raw in enumerate(lines, 1):
@@ -110,8 +113,13 @@ def events(lines: Iterable[str]) -> Iterator[Event]:
             continue
         head = text[0]
         if head == "/":
-            if text.startswith("/* ") or text.startswith("//-"):
-                continue  # an encoding continuation (cuobjdump) or a section ruler
+            if text.startswith("/* "):
+                m = _ENCODING.match(text)
+                if m:
+                    yield Event("encoding", number, m.group(1))
+                continue
+            if text.startswith("//-"):
+                continue  # a section ruler
             if text.startswith("//##"):
                 m = _SOURCE.match(text)
                 if m:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tmemviz.families.check.rules import BY_ID, SEVERITIES
@@ -15,6 +15,10 @@ class Finding:
     severity: str
     rule: str
     message: str
+    hazard: Any = field(default=None, compare=False, repr=False)
+    """What a ``wait-ld`` finding is about (:class:`~tmemviz.families.explain.follow.pending.Hazard`:
+    the load or store's line, the instruction overtaking it), for judging it against the SASS
+    (:mod:`tmemviz.families.check.scoreboards`); not part of what the finding is or shows."""
 
     def __post_init__(self) -> None:
         assert self.rule in BY_ID, self.rule

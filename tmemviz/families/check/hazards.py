@@ -19,7 +19,7 @@ def hazard_findings(a: Analysed) -> Iterable[Finding]:
     for t in a.traces:
         for h in t.hazards:
             f = _finding(h, _writes(a, h.barrier))
-            yield Finding(f.line, a.severity(f.severity, t.warps, h.index), f.rule, f.message)
+            yield Finding(f.line, a.severity(f.severity, t.warps, h.index), f.rule, f.message, h)
 
 
 def _writes(a: Analysed, barrier: frozenset[object] | None) -> tuple[object, ...]:

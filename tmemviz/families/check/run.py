@@ -35,6 +35,8 @@ class Request:
     write_baseline: str | None = None
     exclude: Sequence[str] | None = None
     root: str | None = None
+    sass: str | None = None
+    """The cubin or SASS listing of the one PTX file given: wait-ld warnings are judged against it."""
 
 
 def policy_of(request: Request, config: Any) -> Policy:
@@ -81,7 +83,7 @@ def run(
     path = None if written else request.baseline or config.baseline
     baseline = read_baseline(path) if path else None
 
-    checked = check_sources(files, None, catalog, exclude)
+    checked = check_sources(files, None, catalog, exclude, request.sass)
     text = None
     if written:
         current = policy.apply(checked)

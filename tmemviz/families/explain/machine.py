@@ -163,11 +163,19 @@ def _address(text: str) -> int | None:
 
 
 def sass_records(
-    module: Module, lines: Iterable[str], catalog: Catalog, explainer: Any, lender: Lender | None = None
+    module: Module,
+    lines: Iterable[str],
+    catalog: Catalog,
+    explainer: Any,
+    lender: Lender | None = None,
+    observe: Callable[[Any], None] | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """The records of a SASS listing, a function's at its end (warnings and target go to ``module``)."""
+    """The records of a SASS listing, a function's at its end (warnings and target go to ``module``);
+    ``observe`` is shown every event of the one read (:mod:`tmemviz.sass.waits` keeps what it needs)."""
     reader = _Reader(module, SassOps(catalog, explainer, Tables.build(catalog)), lender)
     for event in events(lines):
+        if observe is not None:
+            observe(event)
         kind = event.kind
         if kind == "code":
             reader.code(event.value, event.line, event.source)
