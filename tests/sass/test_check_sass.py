@@ -178,7 +178,7 @@ def test_what_the_sass_cannot_show_leaves_the_warning(
     ptx.write_text(RELEASED)
     sass.write_text(listing(("BAR.SYNC.DEFER_BLOCKING 0x0", high()), STTM, ("EXIT", high())))
     ((got, message),) = wait_ld(capsys, str(ptx), "--sass", str(sass))
-    assert got == "warning" and message.endswith("the SASS given cannot say more (no LDTM of that load)")
+    assert got == "warning" and message.endswith("the SASS given cannot say more (no LDTM of that line)")
 
 
 def test_refusals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -203,3 +203,39 @@ def test_only_the_functions_asked_for_are_kept() -> None:
     assert list(collector.functions) == ["j"] and collector.encoded
     code = collector.functions["j"]
     assert [it.opcode for it in code.items if it is not None] == ["STTM.x1", "EXIT"]
+
+
+def test_pairing_says_when_it_is_certain() -> None:
+    """In order, a line is its one SASS instruction; where ptxas moved blocks, a line that the order
+    cannot place may be any SASS instruction of the same work that no line took in order."""
+    from tmemviz.families.explain.pairing import candidates
+
+    def rec(line: int, op: str, num: int, address: str | None = None) -> dict[str, object]:
+        r: dict[str, object] = {"line": line, "op": op, "shape": "32x32b", "num": num, "pack": False}
+        if address:
+            r["address"] = address
+        return r
+
+    ptx = [rec(1, "ld", 8), rec(2, "st", 1), rec(3, "ld", 32), rec(4, "ld", 32), rec(5, "st", 2)]
+    # The same order: every line certain.
+    sass = [rec(10, "ld", 8, "0x10"), rec(11, "st", 1, "0x20"), rec(12, "ld", 32, "0x30"),
+            rec(13, "ld", 32, "0x40"), rec(14, "st", 2, "0x50")]  # fmt: skip
+    got = candidates(ptx, sass)
+    assert {line: ([s["address"] for s in found], exact) for line, (found, exact) in got.items()} == {
+        1: (["0x10"], True), 2: (["0x20"], True), 3: (["0x30"], True), 4: (["0x40"], True),
+        5: (["0x50"], True),
+    }  # fmt: skip
+    # ptxas moved blocks: a line the order places is certain, with any copy placed beside it by what it
+    # does; a line it cannot place may be any SASS instruction of its work that no line took in order.
+    moved = [sass[2], sass[1], sass[4], sass[0], sass[3]]
+    got = candidates(ptx, moved)
+    by_address = {s["address"]: s for s in moved}
+    in_order = {a["address"] for found, exact in got.values() if exact for a in found[:1]}
+    for line, (found, exact) in got.items():
+        p = ptx[line - 1]
+        assert all((a["op"], a["num"]) == (p["op"], p["num"]) for a in found)
+        if not exact:
+            same = {a for a, s in by_address.items() if (s["op"], s["num"]) == (p["op"], p["num"])}
+            assert {a["address"] for a in found} == same - in_order
+    assert {a["address"] for found, _ in got.values() for a in found} == set(by_address)
+    assert not all(exact for _, exact in got.values())

@@ -43,13 +43,16 @@ RELEASES: dict[str, tuple[str, ...]] = {
 _FENCE = "FENCE.VIEW.ASYNC.T"
 
 
+Places = dict[int, tuple[list[int], bool]]
+"""PTX line -> the code addresses of the SASS instructions that may implement it, and whether that is
+certain (:func:`tmemviz.families.explain.pairing.candidates`)."""
+
+
 def judged(
-    findings: Sequence[Finding], pairs: dict[str, dict[int, list[int]]], code: dict[str, Code],
-    function_of: dict[int, str],
-) -> list[Finding]:  # fmt: skip
-    """``findings`` with each ``wait-ld`` warning judged: ``pairs`` is function -> PTX line -> the code
-    addresses of its SASS instructions, ``code`` the SASS functions, ``function_of`` a tcgen05 PTX line ->
-    its function."""
+    findings: Sequence[Finding], places: dict[str, Places], code: dict[str, Code], function_of: dict[int, str]
+) -> list[Finding]:
+    """``findings`` with each ``wait-ld`` warning judged: ``places`` per function, ``code`` the SASS
+    functions, ``function_of`` a tcgen05 PTX line -> its function."""
     out = []
     for f in findings:
         h = f.hazard
@@ -58,74 +61,78 @@ def judged(
             continue
         fn = function_of.get(h.source)
         found = code.get(fn) if fn is not None else None
-        lines = pairs.get(fn, {}) if fn is not None else {}
-        status, why = _verdict(h, found, lines)
+        status, why = _verdict(h, found, places.get(fn, {}) if fn is not None else {})
         severity = "note" if status == "ordered" else f.severity
         out.append(Finding(f.line, severity, f.rule, f"{f.message}; {why}", h))
     return out
 
 
-def _verdict(h: Any, code: Code | None, lines: dict[int, list[int]]) -> tuple[str, str]:
+def _verdict(h: Any, code: Code | None, places: Places) -> tuple[str, str]:
+    """(confirmed | ordered | unclear, what the SASS says). Where pairing is not certain, every
+    instruction the line may be is asked: ordered only when each is, confirmed only when each is."""
     if code is None:
         return "unclear", "the SASS given has no function of this line, so it cannot say more"
-    starts = [a for a in lines.get(h.source, ()) if a in code.at]
-    if h.kind == "st":
-        return _store(h, code, starts, lines)
-    loads = [a for a in starts if code.items[code.at[a]].opcode.startswith("LDTM")]
-    boards = [(a, code.items[code.at[a]].write) for a in loads]
-    boards = [(a, b) for a, b in boards if b != NONE]
-    if not boards:
-        why = "no LDTM of that load" if not loads else "no LDTM of that load sets a scoreboard"
-        return "unclear", f"the SASS given cannot say more ({why})"
-    goal = _goal(h, lines, code)
-    if goal is None:
-        return "unclear", f"the SASS given cannot say more (no instruction of line {h.line} in it)"
-    for a, board in boards:
-        reached = code.reached(a, goal, lambda it, b=board: bool(it.wait >> b & 1))
-        if reached is not None:
-            return "confirmed", (
-                f"the SASS given confirms it: from the LDTM at /*{a:04x}*/ a path reaches the "
-                f"{reached.opcode} at /*{reached.address:04x}*/ with nothing waiting on its scoreboard "
-                f"SB{board}"
-            )
-    a, board = boards[0]
-    return "ordered", (
-        f"the SASS given orders it on this build (every path from the LDTM at /*{a:04x}*/ waits on its "
-        f"scoreboard SB{board} first), which the PTX does not ask for"
-    )
-
-
-def _store(h: Any, code: Code, starts: list[int], lines: dict[int, list[int]]) -> tuple[str, str]:
-    stores = [a for a in starts if code.items[code.at[a]].opcode.startswith("STTM")]
-    targets = set(lines.get(h.line, ()))
-    if not stores or not targets:
-        return (
-            "unclear",
-            "the SASS given cannot say more (no STTM of that store, or no instruction of this line)",
+    store = h.kind == "st"
+    kind = "STTM" if store else "LDTM"
+    found, exact = places.get(h.source, ([], False))
+    found = [a for a in found if a in code.at and code.items[code.at[a]].opcode.startswith(kind)]
+    # (address, scoreboard): a store's path ends at a fence, a load's at a wait on its scoreboard (the
+    # first half of a split load sets none: ptxas puts it on the second).
+    starts = [(a, NONE if store else code.items[code.at[a]].write) for a in found]
+    starts = [(a, b) for a, b in starts if store or b != NONE]
+    goal = _goal(h, places, code)
+    if not starts or goal is None:
+        why = (
+            f"no {kind} of that line"
+            if not found
+            else f"no {kind} of that load sets a scoreboard"
+            if not starts
+            else f"no instruction of line {h.line}"
         )
-
-    def fence(it: Instruction) -> bool:
-        return it.opcode.startswith(_FENCE) and not it.guarded
-
-    for a in stores:
-        reached = code.reached(a, lambda it: it.address in targets, fence)
-        if reached is not None:
-            return "confirmed", (
-                f"the SASS given confirms it: from the STTM at /*{a:04x}*/ a path reaches the "
-                f"{reached.opcode} at /*{reached.address:04x}*/ with no {_FENCE} (tcgen05.wait::st) between"
-            )
-    return "ordered", (
-        f"the SASS given orders it on this build (every path from the STTM at /*{stores[0]:04x}*/ passes a "
-        f"{_FENCE}), which the PTX does not ask for"
+        return "unclear", f"the SASS given cannot say more ({why})"
+    hits = [(a, b, code.reached(a, goal, _fence if store else _waits_on(b))) for a, b in starts]
+    many = (
+        ""
+        if len(starts) == 1
+        else f" (each of the {len(starts)} {kind}s this line may be: ptxas moved blocks)"
+    )
+    a, b = starts[0]
+    stop = f"passes a {_FENCE}" if store else f"waits on its scoreboard SB{b} first"
+    if all(r is None for _, _, r in hits):
+        return "ordered", (
+            f"the SASS given orders it on this build (every path from the {kind} at /*{a:04x}*/{many} "
+            f"{stop}), which the PTX does not ask for"
+        )
+    if exact or all(r is not None for _, _, r in hits):
+        a, b, r = next(hit for hit in hits if hit[2] is not None)
+        assert r is not None
+        unordered = (
+            f"no {_FENCE} (tcgen05.wait::st) between" if store else f"nothing waiting on its scoreboard SB{b}"
+        )
+        return "confirmed", (
+            f"the SASS given confirms it: from the {kind} at /*{a:04x}*/{many} a path reaches the {r.opcode} "
+            f"at /*{r.address:04x}*/ with {unordered}"
+        )
+    return "unclear", (
+        f"the SASS given cannot say more (of the {len(starts)} {kind}s this line may be, ptxas having moved "
+        "blocks, some are ordered before it and some not)"
     )
 
 
-def _goal(h: Any, lines: dict[int, list[int]], code: Code) -> Callable[[Instruction], bool] | None:
-    """What the flagged instruction is in the SASS: its paired instructions (a tcgen05 one), else any
-    instruction of the opcodes its release becomes."""
+def _waits_on(board: int) -> Callable[[Instruction], bool]:
+    return lambda it: bool(it.wait >> board & 1)
+
+
+def _fence(it: Instruction) -> bool:
+    return it.opcode.startswith(_FENCE) and not it.guarded
+
+
+def _goal(h: Any, places: Places, code: Code) -> Callable[[Instruction], bool] | None:
+    """What the flagged instruction is in the SASS: the instructions that may implement its line (a
+    tcgen05 one), else any instruction of the opcodes its release becomes."""
     what = str(h.what)
     if what.startswith("tcgen05."):
-        targets = {a for a in lines.get(h.line, ()) if a in code.at}
+        targets = {a for a in places.get(h.line, ([], False))[0] if a in code.at}
         return (lambda it: it.address in targets) if targets else None
     for ptx, sass in sorted(RELEASES.items(), key=lambda kv: -len(kv[0])):
         if what == ptx or what.startswith(ptx + "."):
@@ -133,14 +140,25 @@ def _goal(h: Any, lines: dict[int, list[int]], code: Code) -> Callable[[Instruct
     return None
 
 
-def paired_lines(pairing: dict[str, Any]) -> dict[str, dict[int, list[int]]]:
-    """Function -> PTX line -> the code addresses of the SASS instructions paired with it."""
-    out: dict[str, dict[int, list[int]]] = {}
-    for p in pairing["pairs"]:
+def places_of(ptx: Sequence[dict[str, Any]], sass: Sequence[dict[str, Any]]) -> dict[str, Places]:
+    """Function -> its :data:`Places`, from the light records of both sides."""
+    from tmemviz.families.explain.pairing import candidates
+
+    by_fn: dict[str, list[dict[str, Any]]] = {}
+    for r in ptx:
+        by_fn.setdefault(r.get("function"), []).append(r)
+    sass_fn: dict[str, list[dict[str, Any]]] = {}
+    for r in sass:
+        sass_fn.setdefault(r.get("function"), []).append(r)
+    out: dict[str, Places] = {}
+    for fn, records in by_fn.items():
+        found = candidates(records, sass_fn.get(fn, []))
         # A SASS record names its instruction by code address ("0x0f30"); one printed without (a
         # listing's line number) cannot be found in the code.
-        addresses = [int(a, 16) for a in p["sass"] if isinstance(a, str) and a.startswith("0x")]
-        out.setdefault(p["function"], {}).setdefault(p["ptx_line"], []).extend(addresses)
+        out[fn] = {
+            line: ([int(a["address"], 16) for a in got if str(a.get("address", "")).startswith("0x")], exact)
+            for line, (got, exact) in found.items()
+        }
     return out
 
 

@@ -172,9 +172,9 @@ def against_sass(
 ) -> list[Finding]:  # fmt: skip
     """``findings`` with each wait-ld warning judged against the SASS ``given`` (read here, once, and
     only when there is a warning to judge: only its functions are kept)."""
-    from tmemviz.families.check.scoreboards import judged, paired_lines, wanted
+    from tmemviz.families.check.scoreboards import judged, places_of, wanted
     from tmemviz.families.explain.machine import sass_records
-    from tmemviz.families.explain.pairing import light, pair
+    from tmemviz.families.explain.pairing import light
     from tmemviz.families.explain.scan import Module
     from tmemviz.sass.waits import Collector
 
@@ -198,7 +198,7 @@ def against_sass(
             f"--sass {sass} holds no function {missing[0]} of {path}; give the SASS ptxas made of that PTX"
         )
     ptx = [light(r) for r in records if r.get("function") in need]
-    return judged(findings, paired_lines(pair(path, ptx, kept)), collector.functions, function_of)
+    return judged(findings, places_of(ptx, kept), collector.functions, function_of)
 
 
 def _what(path: str) -> str:

@@ -194,8 +194,35 @@ def _where(record: dict[str, Any]) -> Any:
     return record.get("address") or record["line"]
 
 
-def _match(ptx: list[dict[str, Any]], sass: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
-    """PTX record id -> the SASS records that implement it."""
+def candidates(
+    ptx: Sequence[dict[str, Any]], sass: Sequence[dict[str, Any]]
+) -> dict[int, tuple[list[dict[str, Any]], bool]]:
+    """PTX line -> the SASS records that may implement it, and whether that is certain: matched in order
+    (a run of the same work on both sides; with any copies placed beside it by what they do). Otherwise
+    every SASS record of the same work that no line matched in order (ptxas moved blocks, so the order
+    says nothing): a caller that must not guess asks all of them. One function's records."""
+    exact: dict[int, list[dict[str, Any]]] = {}
+    matched = _match(list(ptx), list(sass), exact)
+    taken = {id(s) for units in exact.values() for s in units}
+    loose = [s for s in sass if id(s) not in taken]
+    out: dict[int, tuple[list[dict[str, Any]], bool]] = {}
+    for p in ptx:
+        if p.get("op") in NO_INSTRUCTION or "error" in p:
+            continue
+        if id(p) in exact:
+            out[p["line"]] = (matched[id(p)], True)
+        else:
+            out[p["line"]] = ([s for s in loose if compatible(p, s)], False)
+    return out
+
+
+def _match(
+    ptx: list[dict[str, Any]],
+    sass: list[dict[str, Any]],
+    exact: dict[int, list[dict[str, Any]]] | None = None,
+) -> dict[int, list[dict[str, Any]]]:
+    """PTX record id -> the SASS records that implement it; ``exact`` collects, for the records matched in
+    order, the SASS records so matched (a record may get more: copies placed by what they do alone)."""
     work = [p for p in ptx if p.get("op") not in NO_INSTRUCTION and "error" not in p]
     units = _units(sass)
     a = [signature(p) for p in work]
@@ -212,6 +239,8 @@ def _match(ptx: list[dict[str, Any]], sass: list[dict[str, Any]]) -> dict[int, l
                 out[id(p)] += unit
                 used.add(j1 + k)
                 taken.add(i1 + k)
+                if exact is not None:
+                    exact[id(p)] = list(unit)
     # What order did not match: the same work elsewhere in the function (a copy, or scheduled apart).
     for j, unit in enumerate(units):
         if j in used:
