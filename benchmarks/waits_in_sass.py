@@ -29,6 +29,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from tmemviz.sass.control import NONE, control
+
 _LOC = re.compile(r"^\s*\.(loc|file)\b")
 _LINE = re.compile(r'//## File "k\.ptx", line (\d+)')
 _CODE = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;?\s*/\*\s*0x([0-9a-f]{16})\s*\*/")
@@ -141,15 +143,6 @@ def reaches(code: list[dict[str, Any]], start: int, goal: Any, stops: Any) -> bo
     return False
 
 
-def scoreboard(hi: int) -> int:
-    """The write scoreboard an instruction sets (7: none): Jia et al. 2018's control layout."""
-    return (hi >> 46) & 7
-
-
-def waits(hi: int) -> int:
-    return (hi >> 52) & 0x3F
-
-
 def verdict(code: list[dict[str, Any]], warning: dict[str, Any]) -> tuple[str, str]:
     flagged, source = warning["line"], warning["source"]
     if warning["kind"] == "st":
@@ -165,10 +158,10 @@ def verdict(code: list[dict[str, Any]], warning: dict[str, Any]) -> tuple[str, s
     if not loads:
         return "unclear", "no LDTM of that line"
     for k in loads:
-        board = scoreboard(code[k]["hi"])
-        if board == 7:
+        board = control(code[k]["hi"]).write
+        if board == NONE:
             return "unclear", "the LDTM sets no scoreboard"
-        waited = lambda c, b=board: bool(waits(c["hi"]) >> b & 1)  # noqa: E731
+        waited = lambda c, b=board: bool(control(c["hi"]).wait >> b & 1)  # noqa: E731
         at = lambda c: c["line"] == flagged  # noqa: E731
         if reaches(code, k, at, waited):
             return "confirmed", "a path reaches it on which nothing waits on the LDTM"
