@@ -7,24 +7,18 @@ R2 holds when P0 is true, ``R2@`` marks that R2 holds something under some predi
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Any
 
 from tmemviz.ptx import constants as c
 from tmemviz.sass.bits import MASK, add, funnel, lop3, multiply_add
-
-Write = Any
-"""A :class:`tmemviz.sass.writes.Write` (not imported: that module reads its sources with :func:`source`)."""
+from tmemviz.sass.writes import Write
 
 Facts = dict[str, c.Value]
 """Register -> what it holds (``UR5@!UP0``: what it holds when ``!UP0`` is true; ``*@P0``: present while
 ``P0`` is ``ELECT``'s choice); a register left out holds something unknown."""
 
-REGISTER = re.compile(r"^(U?R)(\d+)$")
-"""A uniform or general register: its file (``UR``, ``R``) and number."""
 _UNIFORM_GUARD = re.compile(r"^!?UP\d+$")
-_IMMEDIATE = re.compile(r"^-?(?:0x[0-9a-fA-F]+|\d+)$")
 
 
 def apply(write: Write, facts: Facts) -> None:
@@ -150,24 +144,6 @@ def _forget_under(facts: Facts, predicates: tuple[str, ...]) -> None:
 
 
 _UNKNOWN = c.unknown()
-
-
-@functools.lru_cache(maxsize=8192)
-def source(text: str) -> tuple[str | None, c.Value | None, bool, bool] | None:
-    """A source operand read once: (register, or None; its value when it is a constant; negated;
-    inverted). ``URZ``/``RZ`` is 0; ``-x`` negated, ``~x`` inverted; None for an operand not read (a
-    predicate, a constant bank)."""
-    negate, invert = text.startswith("-"), text.startswith("~")
-    name = text.lstrip("-~")
-    if name in ("URZ", "RZ"):
-        return None, c.const(0), negate, invert
-    if REGISTER.match(name):
-        return name, None, negate, invert
-    if _IMMEDIATE.match(text):
-        digits = text.lstrip("-")
-        number = int(digits, 16) if digits.startswith("0x") else int(digits)
-        return None, c.const(-number if negate else number), False, False
-    return None
 
 
 def _fact(facts: Facts, name: str, guard: str | None) -> c.Value | None:

@@ -102,7 +102,7 @@ def events(lines: Iterable[str]) -> Iterator[Event]:
     >>> text = ['code for sm_100a', '  Function : k', '//## File "k.py", line 7',
     ...         '  /*0030*/   LDTM.x8 R4, tmem[UR4] ;   /* 0x0000000004047fee */',
     ...         '  /* 0x000e2200081c0000 */']
-    >>> [(e.kind, e.line, e.source or e.value) for e in events(text)]
+    >>> [(e.kind, e.line, e.source or e.value) for e in events(text)]  # doctest: +NORMALIZE_WHITESPACE
     [('target', 1, 'sm_100a'), ('function', 2, 'k'), ('code', 4, ('k.py', 7)),
      ('encoding', 5, '000e2200081c0000')]
     """

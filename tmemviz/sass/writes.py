@@ -53,8 +53,8 @@ import struct
 from typing import Any, NamedTuple
 
 from tmemviz.ptx import constants as c
-from tmemviz.sass.facts import REGISTER, source
 from tmemviz.sass.line import PREDICATE, SassLine
+from tmemviz.sass.operands import REGISTER, source
 
 _LINE = re.compile(
     r"^\s*(?:/\*[0-9a-fA-F]+\*/|0x[0-9a-fA-F]+)?\s*(?:@(!?U?P(?:T|\d+))\s+)?([A-Z][A-Z0-9_]*)((?:\.\w+)*)\s+([^;]*)"
@@ -87,7 +87,8 @@ class Write(NamedTuple):
     modifiers: tuple[str, ...] = ()
     guard: str | None = None
     sources: tuple[Any, ...] = ()
-    """``operands`` read once (:func:`~tmemviz.sass.facts.source`): what evaluating them asks of the facts."""
+    """``operands`` read once (:func:`~tmemviz.sass.operands.source`): what evaluating them asks of
+    the facts."""
     predicates: tuple[str, ...] = ()
     """The predicates the instruction names other than as its guard (``UP0``, ``P1``): written, maybe."""
 
