@@ -228,29 +228,78 @@ def test_every_ptx_fixture_assembled_here_explains_the_same_work(
 ) -> None:
     """Every PTX fixture (Triton, CuTe DSL, nvcc, hand-written), assembled by ptxas 13.5 here as the
     committed cubins were (``-lineinfo``; the cubin stays in a temporary directory): its SASS explains
-    the same tcgen05 work."""
-    import subprocess
-
-    ptxas, nvdisasm = sass_tools
+    the same tcgen05 work, and the pairing puts each SASS instruction on the PTX line ptxas says it
+    comes from (the module assembled with each instruction's own PTX line as its debug line)."""
     source = KERNELS / f"{name}.ptx"
-    target = re.search(r"^\s*\.target\s+(sm_\w+)", source.read_text(), re.MULTILINE).group(1)
-    cubin = tmp_path / f"{name}.cubin"
-    done = subprocess.run(
-        [ptxas, f"-arch={target}", "-lineinfo", str(source), "-o", str(cubin)], capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    monkeypatch.setenv("PATH", str(Path(nvdisasm).parent), prepend=":")
+    cubin = assembled(source, sass_tools, tmp_path)
+    monkeypatch.setenv("PATH", str(Path(sass_tools[1]).parent), prepend=":")
     ptx, sass = explained(source, cubin)
     same_work(ptx, sass)
     assert sass["pairing"]["sass_without_ptx"] == []
-    lonely = [p for p in sass["pairing"]["pairs"] if not p["sass"] and p["op"] not in NO_INSTRUCTION]
-    assert lonely == []
+    assert misplaced(sass) == []
     compared = same_idesc(ptx, sass)
     assert shape_known(ptx, sass) == []
     # The kernels that build their descriptors in uniform registers (UPRMT, ULOP3, USHF, UIADD3, USEL
     # over loops and branches) are compared, not skipped.
     if name in ("cutlass_example72_nvfp4_gemm", "cute_dsl_fmha", "cute_dsl_gemm", "sass_idesc_flow"):
         assert compared >= 2
+
+
+def assembled(source: Path, sass_tools: tuple[str, str], tmp_path: Path) -> Path:
+    """``source`` assembled by ptxas 13.5 with each instruction's own PTX line as its debug line (so
+    nvdisasm -g names the PTX line each SASS instruction comes from)."""
+    import importlib.util
+    import subprocess
+
+    # benchmarks/waits_in_sass.py tags each instruction with its own line (loaded by path: benchmarks/ is
+    # no package, and its check.py must not shadow the tests' own check package).
+    spec = importlib.util.spec_from_file_location(
+        "waits_in_sass", KERNELS.parents[1] / "benchmarks" / "waits_in_sass.py"
+    )
+    assert spec is not None and spec.loader is not None
+    tags = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tags)
+    text = source.read_text()
+    target = re.search(r"^\s*\.target\s+(sm_\w+)", text, re.MULTILINE).group(1)
+    cubin, lined = tmp_path / f"{source.stem}.cubin", tmp_path / "k.ptx"
+    lined.write_text(tags.tagged(text))
+    done = subprocess.run(
+        [sass_tools[0], f"-arch={target}", "-lineinfo", str(lined), "-o", str(cubin)], capture_output=True,
+        text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    return cubin
+
+
+def misplaced(sass: dict) -> list[tuple[int, int]]:
+    """(the PTX line the pairing says, the one ptxas says) for each SASS instruction they differ on; every
+    PTX line must have its SASS too."""
+    truth = {
+        (r["function"], r.get("address")): (r.get("source") or {}).get("line") for r in sass["instructions"]
+    }
+    placed = [(p["ptx_line"], truth[p["function"], a]) for p in sass["pairing"]["pairs"] for a in p["sass"]]
+    lonely = [
+        (p["ptx_line"], 0)
+        for p in sass["pairing"]["pairs"]
+        if not p["sass"] and p["op"] not in NO_INSTRUCTION
+    ]
+    assert placed
+    return [x for x in placed if x[0] != x[1]] + lonely
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (KERNELS / "moved").glob("*.ptx")))
+def test_pairing_finds_blocks_ptxas_moved(
+    name: str, sass_tools: tuple[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Kernels whose blocks ptxas lays out in another order than the PTX's (a persistent warp-specialized
+    Gluon GEMM, CUTLASS's grouped GEMM): each SASS tcgen05 instruction is paired with the PTX line ptxas
+    says it comes from, and every PTX line finds its SASS (pairing in order alone misplaced some)."""
+    source = KERNELS / "moved" / name
+    cubin = assembled(source, sass_tools, tmp_path)
+    monkeypatch.setenv("PATH", str(Path(sass_tools[1]).parent), prepend=":")
+    _, sass = files(source, cubin)
+    assert misplaced(sass) == []
+    assert sass["pairing"]["sass_without_ptx"] == []
 
 
 def shape_known(ptx: dict, sass: dict) -> list[str]:

@@ -225,22 +225,33 @@ def _match(
     order, the SASS records so matched (a record may get more: copies placed by what they do alone)."""
     work = [p for p in ptx if p.get("op") not in NO_INSTRUCTION and "error" not in p]
     units = _units(sass)
-    a = [signature(p) for p in work]
-    b = [signature(u[0]) for u in units]
     out: dict[int, list[dict[str, Any]]] = defaultdict(list)
     used: set[int] = set()
     taken: set[int] = set()
-    for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag != "equal":
-            continue
-        for k in range(i2 - i1):
-            p, unit = work[i1 + k], units[j1 + k]
-            if compatible(p, unit[0]):
-                out[id(p)] += unit
-                used.add(j1 + k)
-                taken.add(i1 + k)
-                if exact is not None:
-                    exact[id(p)] = list(unit)
+    # In order, then in order again among what is left, until a pass places nothing: a block ptxas
+    # moved elsewhere keeps its own order, so each pass places the runs the last one could not (checked
+    # against ptxas's own line table on real kernels: tests/sass/test_pairing.py).
+    while True:
+        left_i = [i for i in range(len(work)) if i not in taken]
+        left_j = [j for j in range(len(units)) if j not in used]
+        a = [signature(work[i]) for i in left_i]
+        b = [signature(units[j][0]) for j in left_j]
+        placed = False
+        for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+            if tag != "equal":
+                continue
+            for k in range(i2 - i1):
+                i, j = left_i[i1 + k], left_j[j1 + k]
+                p, unit = work[i], units[j]
+                if compatible(p, unit[0]):
+                    out[id(p)] += unit
+                    used.add(j)
+                    taken.add(i)
+                    placed = True
+                    if exact is not None:
+                        exact[id(p)] = list(unit)
+        if not placed:
+            break
     # What order did not match: the same work elsewhere in the function (a copy, or scheduled apart).
     for j, unit in enumerate(units):
         if j in used:
