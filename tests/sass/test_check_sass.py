@@ -236,3 +236,17 @@ def test_pairing_says_when_it_is_certain() -> None:
     # A line no instruction of its work is left for (ptxas removed it): none, and not certain.
     got = candidates(ptx, [sass[0], sass[1], sass[3], sass[4]])
     assert got[3] == ([], False) or got[4] == ([], False)
+
+
+def test_the_python_api_takes_the_sass_too(tmp_path: Path) -> None:
+    import tmemviz
+    from tmemviz.errors import TmemvizError
+
+    ptx, sass = tmp_path / "k.ptx", tmp_path / "k.sass"
+    ptx.write_text(RELEASED)
+    sass.write_text(listing(LDTM, ("BAR.SYNC.DEFER_BLOCKING 0x0", high(wait=2)), STTM, ("EXIT", high())))
+    (checked,) = tmemviz.check(ptx, sass=sass).subject
+    (found,) = [f for f in checked.findings if f.rule == "wait-ld"]
+    assert found.severity == "note" and "the SASS given orders it" in found.message
+    with pytest.raises(TmemvizError, match="give one PTX file"):
+        tmemviz.check([ptx, ptx], sass=sass)
