@@ -90,22 +90,19 @@ def unreadable(problems: Iterable[tuple[int, str]]) -> list[Finding]:
     ]
 
 
-Sass = tuple[str, Iterable[str]]
-"""The SASS given with ``--sass``: its name and lines (:func:`sass_lines`)."""
-
-
 def read(
-    path: str, lines: Iterable[str], catalog: Catalog, defer: bool = True, sass: Sass | None = None
+    path: str, lines: Iterable[str], catalog: Catalog, defer: bool = True, sass: Any = None
 ) -> Checked | str:
     """One file checked, or the sentence refusing it (not PTX). ``defer``: a function's statements are
     followed only once it has a tcgen05 instruction (its calls otherwise: :mod:`tmemviz.ptx.deferred`);
-    the findings and regions are the same either way. ``sass``: the cubin or listing ptxas made of it,
-    against which each wait-ld warning is judged (:mod:`tmemviz.families.check.scoreboards`)."""
+    the findings and regions are the same either way. ``sass``: (name, lines) of the cubin or listing
+    ptxas made of it, against which each wait-ld warning is judged
+    (:mod:`tmemviz.families.check.sass_input`)."""
     with paused():  # the cycle collector, while the file is read and analysed (tmemviz.gcpause: why)
         return _read(path, lines, catalog, defer, sass)
 
 
-def _read(path: str, lines: Iterable[str], catalog: Catalog, defer: bool, sass: Sass | None) -> Checked | str:
+def _read(path: str, lines: Iterable[str], catalog: Catalog, defer: bool, sass: Any) -> Checked | str:
     from tmemviz.families.check.analysis import Checker
     from tmemviz.families.check.baseline import fingerprints
     from tmemviz.families.explain.ops import Explainer
@@ -130,75 +127,14 @@ def _read(path: str, lines: Iterable[str], catalog: Catalog, defer: bool, sass: 
         return f"{path} {_what(path)}; {READS}"
     findings = ordered([*checker.finish(module), *unreadable(reading.unreadable)])
     if sass is not None:
+        from tmemviz.families.check.sass_input import against_sass
+
         findings = ordered(against_sass(findings, module.instructions, path, sass, catalog, explainer))
     kernels = [k for k, _ in reading.maps]
     regions = {k.name or f"line {k.line}": r for k, r in reading.maps}
     texts = {**checker.texts, **reading.texts}
     prints = fingerprints(findings, texts)
     return Checked(path, findings, kernels, regions, prints, budgets=checker.budgets, target=module.target)
-
-
-def sass_lines(sass: str) -> Iterable[str]:
-    """The lines of the SASS given with ``--sass``: a cubin's listing with its encodings (nvdisasm
-    ``-hex``), or a listing's own lines; refused unless it is one of them."""
-    from tmemviz.files import text_lines
-    from tmemviz.sass.cubin import cubin_lines, find_nvdisasm, is_elf
-    from tmemviz.sass.listing import sniff
-
-    if not os.path.isfile(sass):
-        raise TmemvizError(
-            f"--sass {sass}: no such file; give the cubin ptxas made of the PTX, or its listing"
-        )
-    if is_elf(sass):
-        tool = find_nvdisasm()
-        if tool is None:
-            raise TmemvizError(
-                f"--sass {sass} is a cubin, and reading it needs NVIDIA's nvdisasm: put it on PATH or "
-                "install the pip package nvidia-cuda-nvdisasm, or give the listing nvdisasm -hex prints"
-            )
-        return cubin_lines(sass, tool, encodings=True)
-    kind, lines = sniff(text_lines(sass, "SASS listing"))
-    if kind != "sass":
-        raise TmemvizError(
-            f"--sass {sass} is not SASS; give the cubin ptxas made of the PTX, or the listing nvdisasm "
-            "-hex or cuobjdump -sass prints of it"
-        )
-    return lines
-
-
-def against_sass(
-    findings: list[Finding], records: list[dict[str, Any]], path: str, given: Sass, catalog: Catalog,
-    explainer: Any,
-) -> list[Finding]:  # fmt: skip
-    """``findings`` with each wait-ld warning judged against the SASS ``given`` (read here, once, and
-    only when there is a warning to judge: only its functions are kept)."""
-    from tmemviz.families.check.scoreboards import judged, places_of, wanted
-    from tmemviz.families.explain.machine import sass_records
-    from tmemviz.families.explain.pairing import light
-    from tmemviz.families.explain.scan import Module
-    from tmemviz.sass.waits import Collector
-
-    sass, lines = given
-    function_of = {r["line"]: r.get("function") for r in records if "line" in r}
-    need = wanted(findings, function_of)
-    if not need:
-        return findings
-    collector = Collector(need)
-    kept = [light(r) for r in sass_records(Module(sass), lines, catalog, explainer, observe=collector)
-            if r.get("function") in need]  # fmt: skip
-    collector.close()
-    if not collector.encoded:
-        raise TmemvizError(
-            f"--sass {sass} prints no instruction encodings, so its scoreboards cannot be read; give the "
-            "cubin, or the listing nvdisasm -hex or cuobjdump -sass prints"
-        )
-    missing = sorted(n for n in need if n not in collector.functions)
-    if len(missing) == len(need):
-        raise TmemvizError(
-            f"--sass {sass} holds no function {missing[0]} of {path}; give the SASS ptxas made of that PTX"
-        )
-    ptx = [light(r) for r in records if r.get("function") in need]
-    return judged(findings, places_of(ptx, kept), collector.functions, function_of)
 
 
 def _what(path: str) -> str:
@@ -240,6 +176,8 @@ def check_sources(
     if sass is not None:
         if len(found) != 1 or not found[0][1] or text is not None:
             raise TmemvizError("--sass pairs one PTX file with the SASS made of it; give one PTX file")
+        from tmemviz.families.check.sass_input import sass_lines
+
         given = (sass, sass_lines(sass))  # refused, if it must be, before the PTX is read
     for path, named in found:
         checked = read(path, text_lines(path), catalog, sass=given)
