@@ -269,6 +269,8 @@ class Machine(Operands):
             if succ not in joins:
                 continue
             keep, regs = live[succ], state.regs
+            if keep.issuperset(regs):  # nothing to drop: the same dict serves
+                continue
             if len(keep) < len(regs):
                 state.regs = {k: regs[k] for k in keep if k in regs}
             else:
