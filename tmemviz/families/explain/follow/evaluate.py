@@ -14,6 +14,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from tmemviz.errors import TmemvizError
@@ -93,14 +94,22 @@ def operand(text: str, get: Get, thread: Thread, body: Body) -> Any:
             return thread.special(text)
         found = thread.special(text) if text in ("%laneid", "%warpid") else None
         return found if found is not None else get(text)
-    number = parse_immediate(text)
+    number = _immediate(text)
     if number is not None:
-        return c.const(number, 64)
+        return number
     if text in body.names:
         return get(text)
     if text[:1].isalpha() or text[:1] in "_$":
         return Sym(("var", text), ZERO)
     return None
+
+
+@lru_cache(maxsize=4096)
+def _immediate(text: str) -> c.Value | None:
+    """An integer constant operand's value (64 bits wide, as written), remembered: a kernel names the
+    same few constants over and over."""
+    number = parse_immediate(text)
+    return c.const(number, 64) if number is not None else None
 
 
 def address(text: str, get: Get, thread: Thread, body: Body) -> Any:
@@ -203,12 +212,9 @@ def _evaluate(body: Body, ins: Instruction, written: Any, get: Get, thread: Thre
         return {}
     line = ins.parsed
     ops = line.operands
-    parts = ins.opcode.split(".")
-    types = [p for p in parts[1:] if p[:1] in "bsu" and p[1:].isdigit()]
-    if head != "setp" and any(p[:1] == "f" and p[1:].isdigit() for p in parts[1:]):
+    parts, width, signed, floating = _decoded(ins.opcode)
+    if head != "setp" and floating:
         return {}  # floating point: no address, descriptor or condition is built with it
-    width = int(types[-1][1:]) if types else 32
-    signed = bool(types) and types[-1][0] == "s"
 
     def val(i: int) -> Any:
         return operand(ops[i], get, thread, body)
@@ -235,6 +241,17 @@ def _evaluate(body: Body, ins: Instruction, written: Any, get: Get, thread: Thre
     if head == "selp" and len(ops) == 4:
         return {written[0]: _selp(ops, val, get, width)}
     return _arith(head, parts, ops, written, val, width, signed)
+
+
+@lru_cache(maxsize=1024)
+def _decoded(opcode: str) -> tuple[list[str], int, bool, bool]:
+    """An opcode's parts, the width and signedness of its last integer type (32 bits when it names
+    none), and whether it names a floating-point type: worked out once per opcode (a kernel has a few
+    hundred). The parts are shared: read them, never change them."""
+    parts = opcode.split(".")
+    types = [p for p in parts[1:] if p[:1] in "bsu" and p[1:].isdigit()]
+    floating = any(p[:1] == "f" and p[1:].isdigit() for p in parts[1:])
+    return parts, int(types[-1][1:]) if types else 32, bool(types) and types[-1][0] == "s", floating
 
 
 def _place(value: Any) -> tuple[Any, ...] | None:
