@@ -22,7 +22,7 @@ from tmemviz.families.explain.follow.conditions import NEVER, logic, refine, set
 from tmemviz.families.explain.follow.values import ZERO, Pred, Sym, element, exact, join, number, stages, vec
 from tmemviz.ptx import constants as c
 from tmemviz.ptx.body import Body, Instruction
-from tmemviz.ptx.line import parse_immediate
+from tmemviz.ptx.line import opcode_types, parse_immediate
 from tmemviz.ptx.registers import NO_DESTINATION
 
 Get = Callable[[str], Any]
@@ -94,8 +94,7 @@ def operand(text: str, get: Get, thread: Thread, body: Body) -> Any:
             return thread.special(text)
         found = thread.special(text) if text in ("%laneid", "%warpid") else None
         return found if found is not None else get(text)
-    number = _immediate(text)
-    if number is not None:
+    if (number := _immediate(text)) is not None:
         return number
     if text in body.names:
         return get(text)
@@ -106,8 +105,7 @@ def operand(text: str, get: Get, thread: Thread, body: Body) -> Any:
 
 @lru_cache(maxsize=4096)
 def _immediate(text: str) -> c.Value | None:
-    """An integer constant operand's value (64 bits wide, as written), remembered: a kernel names the
-    same few constants over and over."""
+    """An integer constant operand's value (64 bits wide), remembered: kernels repeat a few constants."""
     number = parse_immediate(text)
     return c.const(number, 64) if number is not None else None
 
@@ -191,8 +189,7 @@ def independent(ins: Instruction) -> bool:
     head = ins.head
     if head in NO_DESTINATION:
         return True
-    parts = ins.opcode.split(".")
-    floating = any(p[:1] == "f" and p[1:].isdigit() for p in parts[1:])
+    parts, _, _, floating = opcode_types(ins.opcode)
     if head == "setp":
         return floating  # conditions.setp: a floating-point comparison is not known
     if "pred" in parts:
@@ -212,7 +209,7 @@ def _evaluate(body: Body, ins: Instruction, written: Any, get: Get, thread: Thre
         return {}
     line = ins.parsed
     ops = line.operands
-    parts, width, signed, floating = _decoded(ins.opcode)
+    parts, width, signed, floating = opcode_types(ins.opcode)
     if head != "setp" and floating:
         return {}  # floating point: no address, descriptor or condition is built with it
 
@@ -241,17 +238,6 @@ def _evaluate(body: Body, ins: Instruction, written: Any, get: Get, thread: Thre
     if head == "selp" and len(ops) == 4:
         return {written[0]: _selp(ops, val, get, width)}
     return _arith(head, parts, ops, written, val, width, signed)
-
-
-@lru_cache(maxsize=1024)
-def _decoded(opcode: str) -> tuple[list[str], int, bool, bool]:
-    """An opcode's parts, the width and signedness of its last integer type (32 bits when it names
-    none), and whether it names a floating-point type: worked out once per opcode (a kernel has a few
-    hundred). The parts are shared: read them, never change them."""
-    parts = opcode.split(".")
-    types = [p for p in parts[1:] if p[:1] in "bsu" and p[1:].isdigit()]
-    floating = any(p[:1] == "f" and p[1:].isdigit() for p in parts[1:])
-    return parts, int(types[-1][1:]) if types else 32, bool(types) and types[-1][0] == "s", floating
 
 
 def _place(value: Any) -> tuple[Any, ...] | None:
