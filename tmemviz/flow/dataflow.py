@@ -76,27 +76,29 @@ def solve(graph: Graph, entry: S, problem: Problem[S], budget: int = 200_000) ->
     work = [(0, 0)]
     queued = {0}
     headers = graph.headers
+    transfer, join, same, widen_after = problem.transfer, problem.join, problem.same, problem.widen_after
+    pop, push = heapq.heappop, heapq.heappush
     spent = 0
     while work:
-        _, block = heapq.heappop(work)
+        _, block = pop(work)
         queued.discard(block)
         spent += 1
         if spent > budget:
             raise Unconverged(f"no fixed point within {budget} block visits")
-        for succ, out in problem.transfer(block, states[block]).items():
+        for succ, out in transfer(block, states[block]).items():
             if succ not in states:
                 new = out
             else:
                 old = states[succ]
-                new = problem.join(old, out)
+                new = join(old, out)
                 if succ in headers:
                     visits[succ] = visits.get(succ, 0) + 1
-                    if visits[succ] > problem.widen_after:
+                    if visits[succ] > widen_after:
                         new = problem.widen(old, new)
-                if problem.same(old, new):
+                if same(old, new):
                     continue
             states[succ] = new
             if succ not in queued:
                 queued.add(succ)
-                heapq.heappush(work, (rank.get(succ, len(rank)), succ))
+                push(work, (rank.get(succ, len(rank)), succ))
     return states

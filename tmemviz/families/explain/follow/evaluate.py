@@ -14,6 +14,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from tmemviz.errors import TmemvizError
@@ -21,7 +22,7 @@ from tmemviz.families.explain.follow.conditions import NEVER, logic, refine, set
 from tmemviz.families.explain.follow.values import ZERO, Pred, Sym, element, exact, join, number, stages, vec
 from tmemviz.ptx import constants as c
 from tmemviz.ptx.body import Body, Instruction
-from tmemviz.ptx.line import parse_immediate
+from tmemviz.ptx.line import opcode_types, parse_immediate
 from tmemviz.ptx.registers import NO_DESTINATION
 
 Get = Callable[[str], Any]
@@ -93,14 +94,20 @@ def operand(text: str, get: Get, thread: Thread, body: Body) -> Any:
             return thread.special(text)
         found = thread.special(text) if text in ("%laneid", "%warpid") else None
         return found if found is not None else get(text)
-    number = parse_immediate(text)
-    if number is not None:
-        return c.const(number, 64)
+    if (number := _immediate(text)) is not None:
+        return number
     if text in body.names:
         return get(text)
     if text[:1].isalpha() or text[:1] in "_$":
         return Sym(("var", text), ZERO)
     return None
+
+
+@lru_cache(maxsize=4096)
+def _immediate(text: str) -> c.Value | None:
+    """An integer constant operand's value (64 bits wide), remembered: kernels repeat a few constants."""
+    number = parse_immediate(text)
+    return c.const(number, 64) if number is not None else None
 
 
 def address(text: str, get: Get, thread: Thread, body: Body) -> Any:
@@ -182,8 +189,7 @@ def independent(ins: Instruction) -> bool:
     head = ins.head
     if head in NO_DESTINATION:
         return True
-    parts = ins.opcode.split(".")
-    floating = any(p[:1] == "f" and p[1:].isdigit() for p in parts[1:])
+    parts, _, _, floating = opcode_types(ins.opcode)
     if head == "setp":
         return floating  # conditions.setp: a floating-point comparison is not known
     if "pred" in parts:
@@ -203,12 +209,9 @@ def _evaluate(body: Body, ins: Instruction, written: Any, get: Get, thread: Thre
         return {}
     line = ins.parsed
     ops = line.operands
-    parts = ins.opcode.split(".")
-    types = [p for p in parts[1:] if p[:1] in "bsu" and p[1:].isdigit()]
-    if head != "setp" and any(p[:1] == "f" and p[1:].isdigit() for p in parts[1:]):
+    parts, width, signed, floating = opcode_types(ins.opcode)
+    if head != "setp" and floating:
         return {}  # floating point: no address, descriptor or condition is built with it
-    width = int(types[-1][1:]) if types else 32
-    signed = bool(types) and types[-1][0] == "s"
 
     def val(i: int) -> Any:
         return operand(ops[i], get, thread, body)

@@ -78,11 +78,14 @@ class Machine(Operands):
                     regs.pop(k, None)
                 else:
                     regs[k] = j
-        life = dict(a.life)
-        for k, v in b.life.items():
-            life[k] = life.get(k, frozenset((NONE,))) | v
-        for k in a.life.keys() - b.life.keys():
-            life[k] = life[k] | {NONE}
+        if a.life == b.life:  # shared, as states never change once made
+            life = a.life
+        else:
+            life = dict(a.life)
+            for k, v in b.life.items():
+                life[k] = life.get(k, frozenset((NONE,))) | v
+            for k in a.life.keys() - b.life.keys():
+                life[k] = life[k] | {NONE}
         facts = a.facts if a.facts == b.facts else a.facts & b.facts
         pending = joined(a.pending, b.pending, a.waited, b.waited)
         waited = a.waited if a.waited == b.waited else a.waited | b.waited
@@ -180,7 +183,7 @@ class Machine(Operands):
             at = watched[k]
             ins = code[at]
             at += 1
-            if not s.pending and ins.index in plain and not _carrying(s.stored):
+            if not s.pending and ins.index in plain and (not s.stored or not _carrying(s.stored)):
                 # the common case, without the general step
                 regs = s.regs
                 new = effect(ins, regs, thread)
@@ -261,11 +264,13 @@ class Machine(Operands):
 
     def _edges(self, block: int, s: State) -> dict[int, State]:
         out = self._taken(block, s)
-        live, blocks = self.plan.live, self.plan.graph.blocks
+        live, joins = self.plan.live, self.plan.joins
         for succ, state in out.items():  # where paths join, a state keeps the registers live there
-            if len(blocks[succ].pred) < 2:
+            if succ not in joins:
                 continue
             keep, regs = live[succ], state.regs
+            if keep.issuperset(regs):  # nothing to drop: the same dict serves
+                continue
             if len(keep) < len(regs):
                 state.regs = {k: regs[k] for k in keep if k in regs}
             else:
@@ -273,10 +278,8 @@ class Machine(Operands):
         return out
 
     def _taken(self, block: int, s: State) -> dict[int, State]:
-        graph = self.plan.graph
-        b = graph.blocks[block]
-        code = self.plan.code[block]
-        last = code[-1] if code and code[-1].index == b.end - 1 else None
+        b = self.plan.graph.blocks[block]
+        last, fall, jumps = self.plan.ends[block]
         if b.exits and self._trace is not None:
             try:
                 runs = last is None or self._guard(last, s.regs) is not False
@@ -298,8 +301,6 @@ class Machine(Operands):
             if last.head != "bra" or any(p.regs for p in s.pending) or not self.plan.passable(block):
                 raise
             return {succ: s.again() for succ in b.succ}
-        fall = block + 1 if block + 1 in b.succ and (last.head != "bra" or len(b.succ) > 1) else None
-        jumps = [x for x in b.succ if x != fall] if last.head in ("bra", "brx") else []
         out: dict[int, State] = {}
         for target, taken in [(x, True) for x in jumps] + ([(fall, False)] if fall is not None else []):
             if truth is not None and truth != taken:
@@ -308,7 +309,7 @@ class Machine(Operands):
                 out[target] = s.again()
                 continue
             state = self._assume(block, s, last.guard, taken)
-            if state is not None and _carrying(state.stored):
+            if state is not None and state.stored and _carrying(state.stored):
                 state.stored = g.on_edge(state.stored, last.guard, taken)
             out[target] = state
         return {k: v for k, v in out.items() if v is not None}

@@ -7,8 +7,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.follow.evaluate import addresses, columns
@@ -17,11 +16,11 @@ from tmemviz.ptx import constants as c
 from tmemviz.ptx.body import Instruction
 
 
-@dataclass(frozen=True)
-class Spot:
+class Spot(NamedTuple):
     """Where one operand lands for one offset (``exact``) or a range of them: lanes and columns from the
     allocation's base, and the least lane and column it reaches whatever the offset; ``warp`` when only
-    that warp of its group lands there."""
+    that warp of its group lands there. (A named tuple: pending loads' cells are compared and hashed
+    where paths join, in C.)"""
 
     key: Any
     lanes: tuple[int, int]

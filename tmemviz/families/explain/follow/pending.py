@@ -33,7 +33,7 @@ cells the st wrote. Pure: no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 RELEASES = ("bar.sync", "bar.arrive", "bar.red", "barrier.sync", "barrier.arrive", "barrier.red",
             "barrier.cta", "barrier.cluster.arrive", "mbarrier.arrive")  # fmt: skip
@@ -41,11 +41,11 @@ RELEASES = ("bar.sync", "bar.arrive", "bar.red", "barrier.sync", "barrier.arrive
 WRITERS = ("st", "mma", "cp", "shift")
 
 
-@dataclass(frozen=True)
-class Pending:
+class Pending(NamedTuple):
     """A tcgen05.ld not waited for: the registers holding its data (copies included), whether its
     scoreboard orders it on today's hardware (``consumed``: one of them was consumed, or paths joined
-    where one had no such load pending), and the cells it reads."""
+    where one had no such load pending), and the cells it reads. (Named tuples, this and
+    :class:`Stored`: states are compared where paths join, in C.)"""
 
     index: int
     line: int
@@ -58,8 +58,7 @@ class Pending:
     those relative cells overlap, whatever the analysis knows of the address."""
 
 
-@dataclass(frozen=True)
-class Stored:
+class Stored(NamedTuple):
     """A tcgen05.st not waited for: the cells it writes, and what its own path proved
     (:mod:`~tmemviz.families.explain.follow.given`)."""
 

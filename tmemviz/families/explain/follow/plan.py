@@ -49,30 +49,42 @@ class Plan:
         """:func:`~tmemviz.families.explain.follow.evaluate.effect`, remembered by what it depends on (the
         values it reads, and the warp where it reads the thread's position): warps and the rounds of a
         loop meet the same statement with the same values again and again."""
-        if ins.index in self.fixed:  # the same whatever it reads: worked out once
-            found = self._fixed.get(ins.index)
+        index = ins.index
+        if index in self.fixed:  # the same whatever it reads: worked out once
+            found = self._fixed.get(index)
             if found is None:
-                found = self._fixed[ins.index] = effect(self.body, ins, lambda _: None, thread)
+                found = self._fixed[index] = effect(self.body, ins, lambda _: None, thread)
             return found
-        reads = self.reads(ins)
+        reads = self._reads.get(index)
+        if reads is None:
+            reads = self.reads(ins)
         values = tuple(map(regs.get, reads))
-        if thread.size > 1 and (ins.index in self.positional or any(type(v) is Vec for v in values)):
-            # A group of warps that differ here: each warp's own, then one value where they agree.
-            each = [
-                self._effect(ins, reads, tuple(element(v, i) for v in values), thread.single(i))
-                for i in range(thread.size)
-            ]
-            return {name: vec(e[name] for e in each) for name in each[0]}
+        if thread.size > 1 and (index in self.positional or Vec in map(type, values)):
+            # A group of warps that differ here: each warp's own, then one value where they agree;
+            # remembered for the group too (one look-up, where the warps' would be one each).
+            key = (index, thread.warps, *values)
+            found = self._effects.get(key)
+            if found is None:
+                each = [
+                    self._effect(ins, reads, tuple(element(v, i) for v in values), thread.single(i))
+                    for i in range(thread.size)
+                ]
+                found = self._remember(key, {name: vec(e[name] for e in each) for name in each[0]})
+            return found
         return self._effect(ins, reads, values, thread)
 
     def _effect(self, ins: Instruction, reads: tuple[str, ...], values: tuple[Any, ...], thread: Any) -> Any:
         key = (ins.index, thread.warp if ins.index in self.positional else None, *values)
         found = self._effects.get(key)
         if found is None:
-            if len(self._effects) > MAX_REMEMBERED:
-                self._effects.clear()
             get = dict(zip(reads, values, strict=True)).get
-            found = self._effects[key] = effect(self.body, ins, get, thread, self.writes(ins))
+            found = self._remember(key, effect(self.body, ins, get, thread, self.writes(ins)))
+        return found
+
+    def _remember(self, key: tuple[Any, ...], found: dict[str, Any]) -> dict[str, Any]:
+        if len(self._effects) > MAX_REMEMBERED:
+            self._effects.clear()
+        self._effects[key] = found
         return found
 
     def passable(self, block: int) -> bool:
@@ -262,6 +274,26 @@ class Plan:
             [k for k, ins in enumerate(code) if ins.index in relevant or ins.opcode.startswith(RELEASES)]
             for code in self.code
         ]
+
+    @cached_property
+    def ends(self) -> list[tuple[Instruction | None, int | None, list[int]]]:
+        """Per block: the instruction that closes it (None: a label does, or it holds none), the block
+        control falls through to after a branch there (None: none), and the blocks it jumps to."""
+        out: list[tuple[Instruction | None, int | None, list[int]]] = []
+        for i, (b, code) in enumerate(zip(self.graph.blocks, self.code, strict=True)):
+            last = code[-1] if code and code[-1].index == b.end - 1 else None
+            if last is None:
+                out.append((None, None, []))
+                continue
+            fall = i + 1 if i + 1 in b.succ and (last.head != "bra" or len(b.succ) > 1) else None
+            jumps = [x for x in b.succ if x != fall] if last.head in ("bra", "brx") else []
+            out.append((last, fall, jumps))
+        return out
+
+    @cached_property
+    def joins(self) -> frozenset[int]:
+        """The blocks where paths join (more than one predecessor)."""
+        return frozenset(i for i, b in enumerate(self.graph.blocks) if len(b.pred) > 1)
 
     @cached_property
     def live(self) -> list[frozenset[str]]:

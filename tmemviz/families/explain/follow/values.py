@@ -108,7 +108,9 @@ def join(a: Any, b: Any) -> Any:
         return a
     if type(a) is Vec or type(b) is Vec:
         n = len(a.items) if type(a) is Vec else len(b.items)
-        return vec(join(element(a, i), element(b, i)) for i in range(n))
+        xs = a.items if type(a) is Vec else (a,) * n
+        ys = b.items if type(b) is Vec else (b,) * n
+        return vec([join(x, y) for x, y in zip(xs, ys, strict=True)])
     if type(a) is tuple and type(b) is tuple:
         return c.choice(a, b)
     if isinstance(a, Sym) and isinstance(b, Sym) and a.base == b.base:
