@@ -202,15 +202,15 @@ def opcode_head_rest(text: str) -> tuple[str, str, str]:
 
 
 @functools.lru_cache(maxsize=1024)
-def opcode_types(opcode: str) -> tuple[list[str], int, bool, bool]:
+def opcode_types(opcode: str) -> tuple[tuple[str, ...], int, bool, bool]:
     """An opcode's dot-separated parts, the width and signedness of its last integer type (32 bits when
     it names none), and whether it names a floating-point type; remembered per opcode (a module has a
-    few hundred). The parts are shared: read them, never change them.
+    few hundred).
 
     >>> opcode_types("mad.wide.s32")[1:], opcode_types("setp.lt.f32")[1:], opcode_types("mov.pred")[1:]
     ((32, True, False), (32, False, True), (32, False, False))
     """
-    parts = opcode.split(".")
+    parts = tuple(opcode.split("."))
     types = [p for p in parts[1:] if p[:1] in "bsu" and p[1:].isdigit()]
     floating = any(p[:1] == "f" and p[1:].isdigit() for p in parts[1:])
     return parts, int(types[-1][1:]) if types else 32, bool(types) and types[-1][0] == "s", floating

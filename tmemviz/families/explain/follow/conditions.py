@@ -6,6 +6,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from tmemviz.families.explain.follow.values import Pred, Sym, bounds, number
@@ -117,7 +118,7 @@ def refine(cond: tuple[Any, ...], truth: bool, current: Any, fresh: bool = False
 
 
 def setp(
-    parts: list[str],
+    parts: Sequence[str],
     ops: tuple[str, ...],
     written: list[str],
     val: Any,

@@ -297,7 +297,13 @@ def _neg(a: c.Value, width: int) -> c.Value:
 
 
 def _arith(
-    head: str, parts: list[str], ops: tuple[str, ...], written: list[str], val: Any, width: int, signed: bool
+    head: str,
+    parts: tuple[str, ...],
+    ops: tuple[str, ...],
+    written: list[str],
+    val: Any,
+    width: int,
+    signed: bool,
 ) -> dict[str, Any]:
     if len(written) != 1:
         return {}
@@ -337,7 +343,7 @@ def _arith(
             result = c.add(result, _fit(ns[2], 2 * width if wide else width), 2 * width if wide else width)
     elif head in ("min", "max", "rem", "div") and len(ns) == 2:
         result = _pairs(ns[0], ns[1], _FUNCTIONS[head], width, signed)
-    elif head == "prmt" and len(ns) == 3 and parts[1:] == ["b32"]:
+    elif head == "prmt" and len(ns) == 3 and parts[1:] == ("b32",):
         result = c.permute(ns[0], ns[1], ns[2])
     if result is None:
         return {}
