@@ -250,3 +250,21 @@ def test_the_python_api_takes_the_sass_too(tmp_path: Path) -> None:
     assert found.severity == "note" and "the SASS given orders it" in found.message
     with pytest.raises(TmemvizError, match="give one PTX file"):
         tmemviz.check([ptx, ptx], sass=sass)
+
+
+def test_a_cuobjdump_listing_branches_to_addresses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """cuobjdump -sass prints no labels: a branch names a code address, where a block starts."""
+    rows = [LDTM, ("@P0 BRA 0x30", high()), ("NOP", high(wait=2)), ("BAR.SYNC.DEFER_BLOCKING 0x0", high()),
+            STTM, ("EXIT", high())]  # fmt: skip
+    text = listing(*rows).replace("\t.text.k:", "\tcode for sm_100a\n\t\tFunction : k")
+    ptx, sass = tmp_path / "k.ptx", tmp_path / "k.sass"
+    ptx.write_text(RELEASED)
+    sass.write_text(text)
+    ((got, message),) = wait_ld(capsys, str(ptx), "--sass", str(sass))
+    assert got == "warning" and "confirms it: from the LDTM at /*0000*/" in message
+    # Without the branch, the NOP's wait orders the barrier.
+    sass.write_text(text.replace("@P0 BRA 0x30", "@P0 NOP"))
+    ((got, message),) = wait_ld(capsys, str(ptx), "--sass", str(sass))
+    assert got == "note" and "orders it" in message
