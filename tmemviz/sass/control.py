@@ -13,9 +13,12 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from tmemviz.sass.line import SassLine
+
 NONE = 7
 """The barrier field's value for "no scoreboard"."""
-_DEPBAR = re.compile(r"\bDEPBAR\.LE\s+SB(\d)\s*,\s*(0x[0-9a-fA-F]+|\d+)\s*(?:;|$)")
+_BOARD = re.compile(r"^SB(\d)$")
+_COUNT = re.compile(r"^(?:0x[0-9a-fA-F]+|\d+)$")
 
 
 class Control(NamedTuple):
@@ -40,14 +43,18 @@ def control(high: int) -> Control:
     return Control(bits & 0xF, (bits >> 5) & 7, (bits >> 8) & 7, (bits >> 11) & 0x3F)
 
 
-def drained(text: str) -> int | None:
+def drained(sass: SassLine) -> int | None:
     """The scoreboard a ``DEPBAR.LE SBn, 0x0`` waits to empty (None for any other instruction, and for
-    a count above 0: that waits for only some of the scoreboard's work).
+    a count above 0, which waits for only some of the scoreboard's work, or a list of more scoreboards,
+    not read, so not counted).
 
-    >>> drained("/*0c0*/ DEPBAR.LE SB0, 0x0 ; /* 0x0 */"), drained("DEPBAR.LE SB1, 0x2 ;"), drained("NOP ;")
-    (0, None, None)
-    >>> drained("DEPBAR.LE SB0, 0x0, {4,3} ;")  # and other scoreboards: not read, so not counted
-
+    >>> from tmemviz.sass.line import parse_sass
+    >>> [drained(parse_sass(t)) for t in ("/*0c0*/ DEPBAR.LE SB0, 0x0 ; /* 0x0 */", "DEPBAR.LE SB1, 0x2 ;",
+    ...                                  "DEPBAR.LE SB0, 0x0, {4,3} ;", "NOP ;")]
+    [0, None, None, None]
     """
-    m = _DEPBAR.search(text)
-    return int(m.group(1)) if m and int(m.group(2), 0) == 0 else None
+    if sass.opcode != "DEPBAR" or sass.modifiers != ("LE",) or len(sass.operands) != 2:
+        return None
+    board, count = sass.operands
+    m = _BOARD.match(board)
+    return int(m.group(1)) if m and _COUNT.match(count) and int(count, 0) == 0 else None

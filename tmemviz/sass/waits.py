@@ -14,17 +14,14 @@ instruction's address, opcode, guard and control bits. Pure: no I/O.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from tmemviz.flow.cfg import Graph
 from tmemviz.sass.control import NONE, control, drained
-from tmemviz.sass.flow import CONTROL, Body, graph_of
-from tmemviz.sass.line import parse_sass
-
-_HEAD = re.compile(r"\s*/\*([0-9a-fA-F]+)\*/\s*(@!?U?P(?:T|\d+)\s+)?([A-Z][A-Za-z0-9_.]*)")
+from tmemviz.sass.flow import Body, graph_of
+from tmemviz.sass.line import SassLine, parse_sass
 
 
 class Instruction(NamedTuple):
@@ -97,7 +94,7 @@ class Collector:
         """An instruction's encoding was seen (without them no scoreboard can be read)."""
         self._name: str | None = None
         self._body: Body | None = None
-        self._held: tuple[str, re.Match[str]] | None = None
+        self._held: tuple[str, SassLine] | None = None
 
     def __call__(self, event: Any) -> None:
         kind = event.kind
@@ -115,9 +112,9 @@ class Collector:
         elif self._body is None:
             return
         elif kind == "code":
-            m = _HEAD.match(event.value)
-            if m is not None:
-                self._held = (event.value, m)
+            sass = parse_sass(event.value)
+            if sass is not None and sass.address is not None:
+                self._held = (event.value, sass)
         elif kind == "label":
             self._body.label(event.value)
 
@@ -135,17 +132,13 @@ class Collector:
     def _keep(self, high: int | None) -> None:
         """The held instruction, now that its encoding (or none) is known."""
         assert self._held is not None and self._body is not None
-        text, m = self._held
+        text, sass = self._held
         self._held = None
         c = control(high) if high is not None else None
-        opcode = m.group(3)
-        board = drained(text)
+        board = drained(sass)
         wait = (c.wait if c else 0) | (1 << board if board is not None else 0)
-        guard = m.group(2)
-        it = Instruction(int(m.group(1), 16), opcode, bool(guard) and guard.strip() not in ("@PT", "@UPT"),
-                         c.write if c else NONE, wait)  # fmt: skip
-        self._body.ask(it, address=it.address)
-        if opcode.split(".")[0] in CONTROL:
-            sass = parse_sass(text)
-            if sass is not None:
-                self._body.control(sass, text)
+        guarded = sass.guard is not None and sass.guard not in ("PT", "UPT")
+        opcode = ".".join((sass.opcode, *sass.modifiers))
+        it = Instruction(sass.address, opcode, guarded, c.write if c else NONE, wait)  # type: ignore[arg-type]
+        self._body.ask(it, address=sass.address)
+        self._body.control(sass, text)  # a branch, exit or call: the control flow (nothing otherwise)

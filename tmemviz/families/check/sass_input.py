@@ -64,8 +64,8 @@ def against_sass(
     if not need:
         return findings
     collector = Collector(need)
-    kept = [light(r) for r in sass_records(Module(sass), lines, catalog, explainer, observe=collector)
-            if r.get("function") in need]  # fmt: skip
+    made = sass_records(Module(sass), lines, catalog, explainer, observe=collector, only=need)
+    kept = [light(r) for r in made]
     collector.close()
     if not collector.encoded:
         raise TmemvizError(

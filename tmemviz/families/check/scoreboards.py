@@ -31,15 +31,15 @@ from tmemviz.families.check.findings import Finding
 from tmemviz.sass.control import NONE
 from tmemviz.sass.waits import Code, Instruction
 
-RELEASES: dict[str, tuple[str, ...]] = {
-    "bar": ("BAR.",),
-    "barrier.cluster": ("UCGABAR_ARV",),
-    "barrier": ("BAR.",),
-    "mbarrier": ("SYNCS.ARRIVE",),
-}
-"""A PTX release (its opcode's first words) -> the SASS opcodes it becomes (ptxas 13.5: ``bar.sync`` is
-``BAR.SYNC.DEFER_BLOCKING``, ``bar.arrive`` ``BAR.ARV``, ``barrier.cluster.arrive`` ``UCGABAR_ARV``,
-``mbarrier.arrive`` ``SYNCS.ARRIVE.TRANS64...``)."""
+RELEASES: tuple[tuple[str, str], ...] = (
+    ("barrier.cluster", "UCGABAR_ARV"),
+    ("mbarrier", "SYNCS.ARRIVE"),
+    ("barrier", "BAR."),
+    ("bar", "BAR."),
+)
+"""A PTX release (its opcode's first words; the longest first) -> how the SASS opcode it becomes starts
+(ptxas 13.5: ``bar.sync`` is ``BAR.SYNC.DEFER_BLOCKING``, ``bar.arrive`` ``BAR.ARV``,
+``barrier.cluster.arrive`` ``UCGABAR_ARV``, ``mbarrier.arrive`` ``SYNCS.ARRIVE.TRANS64...``)."""
 _FENCE = "FENCE.VIEW.ASYNC.T"
 
 
@@ -55,10 +55,10 @@ def judged(
     functions, ``function_of`` a tcgen05 PTX line -> its function."""
     out = []
     for f in findings:
-        h = f.hazard
-        if f.rule != "wait-ld" or f.severity != "warning" or h is None:
+        if not _judged_here(f):
             out.append(f)
             continue
+        h = f.hazard
         fn = function_of.get(h.source)
         found = code.get(fn) if fn is not None else None
         status, why = _verdict(h, found, places.get(fn, {}) if fn is not None else {})
@@ -134,22 +134,17 @@ def _goal(h: Any, places: Places, code: Code) -> Callable[[Instruction], bool] |
     if what.startswith("tcgen05."):
         targets = {a for a in places.get(h.line, ([], False))[0] if a in code.at}
         return (lambda it: it.address in targets) if targets else None
-    for ptx, sass in sorted(RELEASES.items(), key=lambda kv: -len(kv[0])):
+    for ptx, sass in RELEASES:
         if what == ptx or what.startswith(ptx + "."):
-            return lambda it, s=sass: it.opcode.startswith(s)
+            return lambda it: it.opcode.startswith(sass)
     return None
 
 
 def places_of(ptx: Sequence[dict[str, Any]], sass: Sequence[dict[str, Any]]) -> dict[str, Places]:
     """Function -> its :data:`Places`, from the light records of both sides."""
-    from tmemviz.families.explain.pairing import candidates
+    from tmemviz.families.explain.pairing import by_function, candidates
 
-    by_fn: dict[str, list[dict[str, Any]]] = {}
-    for r in ptx:
-        by_fn.setdefault(r.get("function"), []).append(r)
-    sass_fn: dict[str, list[dict[str, Any]]] = {}
-    for r in sass:
-        sass_fn.setdefault(r.get("function"), []).append(r)
+    by_fn, sass_fn = by_function(ptx), by_function(sass)
     out: dict[str, Places] = {}
     for fn, records in by_fn.items():
         found = candidates(records, sass_fn.get(fn, []))
@@ -165,8 +160,10 @@ def places_of(ptx: Sequence[dict[str, Any]], sass: Sequence[dict[str, Any]]) -> 
 def wanted(findings: Iterable[Finding], function_of: dict[int, str]) -> set[str]:
     """The functions whose SASS the judgment needs."""
     return {
-        function_of[f.hazard.source]
-        for f in findings
-        if f.rule == "wait-ld" and f.severity == "warning" and f.hazard is not None
-        and f.hazard.source in function_of
-    }  # fmt: skip
+        function_of[f.hazard.source] for f in findings if _judged_here(f) and f.hazard.source in function_of
+    }
+
+
+def _judged_here(f: Finding) -> bool:
+    """A wait-ld warning with its hazard: what the SASS can confirm or order."""
+    return f.rule == "wait-ld" and f.severity == "warning" and f.hazard is not None

@@ -18,7 +18,7 @@ from, an MMA the SASS alone cannot decode takes its kind and idesc from its PTX 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -169,23 +169,29 @@ def sass_records(
     explainer: Any,
     lender: Lender | None = None,
     observe: Callable[[Any], None] | None = None,
+    only: Container[str] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """The records of a SASS listing, a function's at its end (warnings and target go to ``module``);
-    ``observe`` is shown every event of the one read (:mod:`tmemviz.sass.waits` keeps what it needs)."""
+    ``observe`` is shown every event of the one read (:mod:`tmemviz.sass.waits` keeps what it needs);
+    ``only``: the functions whose instructions are explained (the others' are passed over)."""
     reader = _Reader(module, SassOps(catalog, explainer, Tables.build(catalog)), lender)
+    wanted = True
     for event in events(lines):
         if observe is not None:
             observe(event)
         kind = event.kind
         if kind == "code":
-            reader.code(event.value, event.line, event.source)
-            if len(reader.body) >= MAX_STEPS:
-                yield from reader.finish(last=False)
+            if wanted:
+                reader.code(event.value, event.line, event.source)
+                if len(reader.body) >= MAX_STEPS:
+                    yield from reader.finish(last=False)
         elif kind == "label":
-            reader.body.label(event.value)
+            if wanted:
+                reader.body.label(event.value)
         elif kind == "function":
             yield from reader.finish(last=True)
             reader.state = _State(Function(event.value))
+            wanted = only is None or event.value in only
         elif kind == "target" and module.target is None:
             module.target = event.value
     yield from reader.finish(last=True)

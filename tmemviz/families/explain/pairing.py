@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 NO_INSTRUCTION = ("wait::ld", "wait::st", "fence::before_thread_sync", "fence::after_thread_sync",
@@ -160,12 +160,7 @@ def pairing_for(
 
 def pair(path: str, ptx: Sequence[dict[str, Any]], sass: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Match the two modules' instructions function by function."""
-    by_fn: dict[Any, list[dict[str, Any]]] = defaultdict(list)
-    for r in ptx:
-        by_fn[r.get("function")].append(r)
-    sass_by_fn: dict[Any, list[dict[str, Any]]] = defaultdict(list)
-    for r in sass:
-        sass_by_fn[r.get("function")].append(r)
+    by_fn, sass_by_fn = by_function(ptx), by_function(sass)
     if len(by_fn) == 1 and len(sass_by_fn) == 1:
         (only,) = sass_by_fn
         sass_by_fn = {next(iter(by_fn)): sass_by_fn[only]}
@@ -187,6 +182,14 @@ def pair(path: str, ptx: Sequence[dict[str, Any]], sass: Sequence[dict[str, Any]
         "pairs": pairs,
         "sass_without_ptx": [_where(s) for s in sass if id(s) not in used],
     }
+
+
+def by_function(records: Iterable[dict[str, Any]]) -> dict[Any, list[dict[str, Any]]]:
+    """Records grouped by their function, in order."""
+    out: dict[Any, list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        out[r.get("function")].append(r)
+    return out
 
 
 def _where(record: dict[str, Any]) -> Any:
@@ -230,7 +233,7 @@ def _match(
     taken: set[int] = set()
     # In order, then in order again among what is left, until a pass places nothing: a block ptxas
     # moved elsewhere keeps its own order, so each pass places the runs the last one could not (checked
-    # against ptxas's own line table on real kernels: tests/sass/test_pairing.py).
+    # against ptxas's own line table on real kernels: tests/sass/test_kernels.py).
     while True:
         left_i = [i for i in range(len(work)) if i not in taken]
         left_j = [j for j in range(len(units)) if j not in used]
