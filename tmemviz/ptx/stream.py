@@ -147,11 +147,10 @@ def events(
                     gate.seal = kept.seal
                     if lazy:
                         fn.constants = kept
-                    elif not defer:  # every statement read, and noted
+                    else:  # every statement read, and noted
                         fn.constants = Lazy()
-                    else:  # read like explain until the first tcgen05 instruction, then all noted
-                        fn.constants = Lazy()
-                        deferring, gate.skip, gate.labels, read, inner = True, True, True, [], 0
+                        if defer:  # read like explain until the first tcgen05 instruction, then all noted
+                            deferring, gate.skip, gate.labels, read, inner = True, True, True, [], 0
                 yield Event("function", header, fn)
             elif depth == 0 and lazy:
                 gate.data = True  # a data section's scope (.section .debug_info)
