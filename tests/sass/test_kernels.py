@@ -8,9 +8,11 @@ ptxas made (a retried alloc, split halves) count once: the comparison is of sets
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import pip_tool
@@ -245,24 +247,30 @@ def test_every_ptx_fixture_assembled_here_explains_the_same_work(
         assert compared >= 2
 
 
-def assembled(source: Path, sass_tools: tuple[str, str], tmp_path: Path) -> Path:
-    """``source`` assembled by ptxas 13.5 with each instruction's own PTX line as its debug line (so
-    nvdisasm -g names the PTX line each SASS instruction comes from)."""
+@functools.cache
+def _line_tags() -> Any:
+    """benchmarks/waits_in_sass.py, which tags each instruction with its own line; loaded by path, once
+    (benchmarks/ is no package, and its check.py must not shadow the tests' own check package)."""
     import importlib.util
-    import subprocess
 
-    # benchmarks/waits_in_sass.py tags each instruction with its own line (loaded by path: benchmarks/ is
-    # no package, and its check.py must not shadow the tests' own check package).
     spec = importlib.util.spec_from_file_location(
         "waits_in_sass", KERNELS.parents[1] / "benchmarks" / "waits_in_sass.py"
     )
     assert spec is not None and spec.loader is not None
-    tags = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tags)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def assembled(source: Path, sass_tools: tuple[str, str], tmp_path: Path) -> Path:
+    """``source`` assembled by ptxas 13.5 with each instruction's own PTX line as its debug line (so
+    nvdisasm -g names the PTX line each SASS instruction comes from)."""
+    import subprocess
+
     text = source.read_text()
     target = re.search(r"^\s*\.target\s+(sm_\w+)", text, re.MULTILINE).group(1)
     cubin, lined = tmp_path / f"{source.stem}.cubin", tmp_path / "k.ptx"
-    lined.write_text(tags.tagged(text))
+    lined.write_text(_line_tags().tagged(text))
     done = subprocess.run(
         [sass_tools[0], f"-arch={target}", "-lineinfo", str(lined), "-o", str(cubin)], capture_output=True,
         text=True,
