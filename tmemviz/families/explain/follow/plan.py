@@ -5,7 +5,9 @@ slice of instructions whose values matter.
 The slice: Tensor Memory is judged through a few registers (tcgen05 addresses, instruction descriptors,
 column counts) and the predicates that steer control to it. Only the instructions that compute those
 (and what those read, transitively) are evaluated; any other instruction writes registers no judgement
-rests on. Pure: no I/O.
+rests on. A branch whose two ways meet again over code that does nothing the analysis follows steers
+nothing that matters: its predicate is not evaluated, and both ways are followed (:meth:`Plan._steering`).
+Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class Plan:
         self._writes: dict[int, tuple[str, ...]] = {}
         self._passable: dict[int, bool] = {}
         self._fixed: dict[int, dict[str, Any]] = {}
+        self._regions: dict[int, tuple[int, list[Instruction]] | None] = {}
 
     def effect(self, ins: Instruction, regs: dict[str, Any], thread: Any) -> dict[str, Any]:
         """:func:`~tmemviz.families.explain.follow.evaluate.effect`, remembered by what it depends on (the
@@ -96,18 +99,39 @@ class Plan:
         epilogue warps part ways only to initialise one warp's mbarriers)."""
         found = self._passable.get(block)
         if found is None:
-            found = self._passable[block] = self._region_is_plain(block)
+            found = self._passable[block] = self._region_is_plain(block, self.relevant, self.live)
         return found
 
-    def _region_is_plain(self, block: int) -> bool:
+    def _region_is_plain(
+        self, block: int, relevant: frozenset[int] | set[int], live: list[frozenset[str]]
+    ) -> bool:
+        region = self._region(block)
+        if region is None:
+            return False
+        at_meet = live[region[0]]
+        writes = self.writes
+        return all(ins.index not in relevant or at_meet.isdisjoint(writes(ins)) for ins in region[1])
+
+    def _region(self, block: int) -> tuple[int, list[Instruction]] | None:
+        """Where the two ways of ``block``'s closing branch meet again (its immediate post-dominator) and
+        the instructions on the way that write registers, when nothing there does what the analysis follows whatever is
+        evaluated: no loop back to the branch, no exit, tcgen05, barrier, register-count change,
+        release, or mbarrier other than its init (None otherwise)."""
+        if block in self._regions:
+            return self._regions[block]
+        self._regions[block] = found = self._walk_region(block)
+        return found
+
+    def _walk_region(self, block: int) -> tuple[int, list[Instruction]] | None:
         graph = self.graph
         meet = graph.ipdom.get(block, -1)
         if meet < 0:
-            return False
-        live, releases, relevant = self.live[meet], self.releases, self.relevant
+            return None
+        releases = self.releases
         # The region from the branch to where both ways meet, walked until something in it is not plain.
         blocks = graph.blocks
         seen: set[int] = set()
+        out: list[Instruction] = []
         stack = [x for x in blocks[block].succ if x != meet]
         while stack:
             b = stack.pop()
@@ -115,18 +139,18 @@ class Plan:
                 continue
             seen.add(b)
             if b == block:  # a loop whose rounds the warps may count differently
-                return False
+                return None
             if blocks[b].exits:
-                return False
+                return None
             stack.extend(x for x in blocks[b].succ if x != meet and x not in seen)
             for ins in self.code[b]:
                 if ins.head in _NOT_PASSABLE or ins.index in releases:
-                    return False
+                    return None
                 if ins.head == "mbarrier" and not ins.opcode.startswith("mbarrier.init"):
-                    return False
-                if ins.index in relevant and not live.isdisjoint(self.writes(ins)):
-                    return False
-        return True
+                    return None
+                if self.writes(ins):
+                    out.append(ins)
+        return meet, out
 
     @cached_property
     def proofs(self) -> Proofs:
@@ -184,20 +208,48 @@ class Plan:
         """Indices of the instructions the analysis evaluates (see the module's docstring). What an
         instruction whose values do not depend on its operands reads (:func:`~tmemviz.families.explain.
         follow.evaluate.independent`: the floating-point work of an attention kernel's softmax, whose
-        comparisons steer its loops) is not followed."""
-        return self._cut[0]
+        comparisons steer its loops) is not followed; nor is the predicate of a branch around plain code
+        (:meth:`_steering`)."""
+        return self._steering[0]
 
     @cached_property
     def whole(self) -> frozenset[int]:
-        """:attr:`relevant` with what every instruction reads followed, independent ones too: what the
-        questions about the thread's position ask (does a branch depend on it, may it differ between
-        lanes), which :attr:`relevant` need not answer. Grown from :attr:`relevant`'s slice."""
-        chosen, seen, skipped = self._cut
+        """The instructions that compute what tcgen05 and mbarrier instructions read and every branch's
+        predicate, with what every instruction reads followed, independent ones too: what the questions
+        about the thread's position ask (does a branch depend on it, may it differ between lanes), which
+        :attr:`relevant` need not answer."""
+        chosen, seen, skipped = self._slice(branches=True)
         return self._close(set(chosen), set(seen), list(skipped), False)[0]
 
     @cached_property
-    def _cut(self) -> tuple[frozenset[int], frozenset[str], list[str]]:
-        return self._slice(branches=True)
+    def _steering(self) -> tuple[frozenset[int], frozenset[str], list[str]]:
+        """The slice of what tcgen05 and mbarrier instructions read, grown by the predicates of the
+        branches that matter: every guarded exit, and each branch whose two ways do not meet again over
+        plain code (:meth:`_region_is_plain`, judged with the slice grown so far). A branch around plain
+        code may be taken both ways without changing what the analysis finds where they meet, so its
+        predicate need not be known: the bounds checks and tile arithmetic that steer such branches are
+        most of a persistent kernel's evaluated code otherwise. A grown slice may make another region
+        not plain (an evaluated register written there is now live where the ways meet), so the growth
+        repeats until no branch is added (it only adds: it ends)."""
+        chosen, seen, skipped = self._slice(branches=False)
+        chosen, seen = set(chosen), set(seen)
+        exits = [i for i in self.instructions if i.head in ("brx", "ret", "exit", "trap") and i.guard]
+        branches = [i for i in self.instructions if i.head == "bra" and i.guard is not None]
+        block_of = self.graph.block_of
+        add = exits
+        while True:
+            for ins in add:
+                chosen.add(ins.index)
+            grown = self._close(chosen, seen, [r for ins in add for r in self.reads(ins)], True)
+            chosen, seen = set(grown[0]), set(grown[1])
+            skipped.extend(grown[2])
+            live = self._live(chosen)
+            add = [
+                i for i in branches
+                if i.index not in chosen and not self._region_is_plain(block_of(i.index), chosen, live)
+            ]  # fmt: skip
+            if not add:
+                return frozenset(chosen), frozenset(seen), skipped
 
     @cached_property
     def fixed(self) -> frozenset[int]:
@@ -298,8 +350,12 @@ class Plan:
     @cached_property
     def live(self) -> list[frozenset[str]]:
         """Per block, the registers an evaluated instruction may read from its entry on before writing
-        them (live at the entry): all a state needs to keep there. A backward data-flow to a fixed point."""
-        relevant = self.relevant
+        them (live at the entry): all a state needs to keep there."""
+        return self._live(self.relevant)
+
+    def _live(self, relevant: frozenset[int] | set[int]) -> list[frozenset[str]]:
+        """:attr:`live` for the evaluated instructions ``relevant``: a backward data-flow to a fixed
+        point."""
         uses, defs = [], []
         for code in self.code:
             use: set[str] = set()
