@@ -114,9 +114,9 @@ class Plan:
 
     def _region(self, block: int) -> tuple[int, list[Instruction]] | None:
         """Where the two ways of ``block``'s closing branch meet again (its immediate post-dominator) and
-        the instructions on the way that write registers, when nothing there does what the analysis follows whatever is
-        evaluated: no loop back to the branch, no exit, tcgen05, barrier, register-count change,
-        release, or mbarrier other than its init (None otherwise)."""
+        the instructions on the way that write registers, when nothing there does what the analysis
+        follows whatever is evaluated: no loop back to the branch, no exit, tcgen05, barrier,
+        register-count change, release, or mbarrier other than its init (None otherwise)."""
         if block in self._regions:
             return self._regions[block]
         self._regions[block] = found = self._walk_region(block)
