@@ -222,7 +222,7 @@ class Plan:
         return self._close(set(chosen), set(seen), list(skipped), False)[0]
 
     @cached_property
-    def _steering(self) -> tuple[frozenset[int], frozenset[str], list[str]]:
+    def _steering(self) -> tuple[frozenset[int], list[frozenset[str]]]:
         """The slice of what tcgen05 and mbarrier instructions read, grown by the predicates of the
         branches that matter: every guarded exit, and each branch whose two ways do not meet again over
         plain code (:meth:`_region_is_plain`, judged with the slice grown so far). A branch around plain
@@ -230,9 +230,10 @@ class Plan:
         predicate need not be known: the bounds checks and tile arithmetic that steer such branches are
         most of a persistent kernel's evaluated code otherwise. A grown slice may make another region
         not plain (an evaluated register written there is now live where the ways meet), so the growth
-        repeats until no branch is added (it only adds: it ends)."""
-        chosen, seen, skipped = self._slice(branches=False)
-        chosen, seen = set(chosen), set(seen)
+        repeats until no branch is added (it only adds: it ends). Also the registers live at each block's
+        entry for that slice (:attr:`live`), worked out on the way."""
+        first = self._operands
+        chosen, seen = set(first[0]), set(first[1])
         exits = [i for i in self.instructions if i.head in ("brx", "ret", "exit", "trap") and i.guard]
         branches = [i for i in self.instructions if i.head == "bra" and i.guard is not None]
         block_of = self.graph.block_of
@@ -242,14 +243,13 @@ class Plan:
                 chosen.add(ins.index)
             grown = self._close(chosen, seen, [r for ins in add for r in self.reads(ins)], True)
             chosen, seen = set(grown[0]), set(grown[1])
-            skipped.extend(grown[2])
             live = self._live(chosen)
             add = [
                 i for i in branches
                 if i.index not in chosen and not self._region_is_plain(block_of(i.index), chosen, live)
             ]  # fmt: skip
             if not add:
-                return frozenset(chosen), frozenset(seen), skipped
+                return frozenset(chosen), live
 
     @cached_property
     def fixed(self) -> frozenset[int]:
@@ -261,7 +261,12 @@ class Plan:
         """The registers an address is built from (tcgen05 and mbarrier operands): a loop-carried one
         keeps its few values (a pipeline stage), where one that only steers branches (a tile counter) is
         widened at once, so that loops settle in a few rounds."""
-        return self._slice(branches=False)[1]
+        return self._operands[1]
+
+    @cached_property
+    def _operands(self) -> tuple[frozenset[int], frozenset[str], list[str]]:
+        """The slice of what tcgen05 and mbarrier instructions read, no branch's predicate in it."""
+        return self._slice(branches=False)
 
     @cached_property
     def instructions(self) -> list[Instruction]:
@@ -351,7 +356,7 @@ class Plan:
     def live(self) -> list[frozenset[str]]:
         """Per block, the registers an evaluated instruction may read from its entry on before writing
         them (live at the entry): all a state needs to keep there."""
-        return self._live(self.relevant)
+        return self._steering[1]
 
     def _live(self, relevant: frozenset[int] | set[int]) -> list[frozenset[str]]:
         """:attr:`live` for the evaluated instructions ``relevant``: a backward data-flow to a fixed
