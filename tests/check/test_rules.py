@@ -310,3 +310,25 @@ def test_outside_allocation_is_exactly_the_arithmetic(
     text = kernel(ALLOC.format(cols=cols) + body + FREE.format(cols=cols)).replace("%r<40>", "%r<80>")
     outside = lane + lanes > 128 or col + width * num > cols
     assert ("outside-allocation" in {r for _, _, r in findings(text)}) is outside
+
+
+def test_a_branch_is_followed_by_its_predicate_where_it_sets_an_address() -> None:
+    """A branch around code with no tcgen05 in it still steers where a later ld lands when that code
+    writes a register the address is built from: its predicate is evaluated, so only the way the kernel
+    takes counts (the offset stays 0: in bounds), not both (4096 columns: outside a 64-column
+    allocation). Around code that writes nothing followed (a bounds check before a global store) both
+    ways are taken without a finding either way."""
+    steer = (
+        "mov.u32 %r4, 0;\nmov.u32 %r5, 1;\nsetp.eq.u32 %p1, %r5, 1;\n@%p1 bra $L1;\n"
+        "mov.u32 %r4, 4096;\n$L1:\nadd.s32 %r3, %r2, %r4;\n"
+    )
+    text = good(64, steer + LD.format(addr="%r3") + USE)
+    assert findings(text) == []
+    shifted = text.replace("setp.eq.u32 %p1, %r5, 1", "setp.eq.u32 %p1, %r5, 0")
+    assert findings(shifted) == [(line_of(shifted, "tcgen05.ld"), "error", "outside-allocation")]
+    store = (
+        "ld.param.u64 %rd1, [out];\nld.param.u32 %r9, [out];\nsetp.ge.u32 %p2, %r9, 7;\n@%p2 bra $L2;\n"
+        "st.global.u32 [%rd1], %r20;\n$L2:\n"
+    )
+    text = good(64, "add.s32 %r3, %r2, 32;\n" + LD.format(addr="%r3") + USE + store)
+    assert findings(text.replace(".reg .pred %p<4>;", ".reg .pred %p<4>;\n.reg .b64 %rd<4>;")) == []

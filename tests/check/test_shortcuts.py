@@ -1,7 +1,8 @@
 """The analysis's shortcuts give what the plain computation gives, on every compiled kernel of
 tests/kernels: a block's notes kept from its last transfer (not a pass over the solution), instructions
-whose values do not depend on their operands not followed through them, the lane questions' slice grown
-from the evaluated one, liveness by a worklist, the cycle collector paused and restored."""
+whose values do not depend on their operands not followed through them, the predicates of branches
+around plain code not evaluated, the lane questions' slice, liveness by a worklist, the cycle collector
+paused and restored."""
 
 from __future__ import annotations
 
@@ -118,6 +119,42 @@ def test_the_grown_slice_is_the_slice_without_cuts(path: Path) -> None:
             if ins.index in a.plan.relevant and not independent(ins):
                 for r in fresh.reads(ins):
                     assert all(d.index in a.plan.relevant for d in fresh.defs.get(r, ())), ins.text
+
+
+@pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
+def test_branches_left_unevaluated_are_around_plain_code(path: Path) -> None:
+    """Every guarded branch whose predicate the evaluated slice leaves out meets its other way again over
+    code with nothing the analysis follows, judged with the final slice (not only the slice of the round
+    that left it out); every guarded exit is evaluated."""
+    for a in analysed(path):
+        plan = a.plan
+        for ins in plan.instructions:
+            if ins.guard is None or ins.index in plan.relevant:
+                continue
+            assert ins.head not in ("brx", "ret", "exit", "trap"), ins.text
+            if ins.head == "bra":
+                block = plan.graph.block_of(ins.index)
+                assert plan._region_is_plain(block, plan.relevant, plan.live), ins.text
+
+
+def test_findings_are_those_of_every_branch_evaluated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Following both ways of a branch around plain code instead of its predicate changes no finding, on
+    every compiled kernel: check again with every guarded branch's predicate in the evaluated slice (as
+    it was before the steering slice) and compare."""
+
+    def every_branch(plan: Plan) -> tuple[frozenset[int], list[frozenset[str]]]:
+        chosen = plan._slice(branches=True)[0]
+        return chosen, plan._live(chosen)
+
+    fewer = {path: [(f.line, f.severity, f.rule, f.message) for f in _findings(path)] for path in KERNELS}
+    monkeypatch.setattr(Plan, "_steering", property(every_branch))
+    for path in KERNELS:
+        assert [(f.line, f.severity, f.rule, f.message) for f in _findings(path)] == fewer[path], path.name
+
+
+def _findings(path: Path) -> list[Any]:
+    (checked,) = tmemviz.check(str(path)).subject
+    return list(checked.findings)
 
 
 @pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
