@@ -20,12 +20,12 @@ from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.follow.evaluate import effect, independent
 from tmemviz.families.explain.follow.pending import RELEASES
 from tmemviz.families.explain.follow.proofs import Proofs
+from tmemviz.families.explain.follow.regions import Region, plain, region
 from tmemviz.families.explain.follow.values import Vec, element, vec
 from tmemviz.flow.cfg import Graph, build
 from tmemviz.ptx.body import Body, Instruction, Label
 
 MAX_REMEMBERED = 1 << 16
-_NOT_PASSABLE = frozenset(("tcgen05", "bar", "barrier", "setmaxnreg", "ret", "exit", "trap", "brx"))
 """Evaluations kept per function (a bound on memory, whatever the function)."""
 DATA_VECTORS = frozenset(("ld", "st"))
 """tcgen05 ops whose register vectors are data, not values to follow: ld's destinations (and ld.red's
@@ -46,7 +46,7 @@ class Plan:
         self._writes: dict[int, tuple[str, ...]] = {}
         self._passable: dict[int, bool] = {}
         self._fixed: dict[int, dict[str, Any]] = {}
-        self._regions: dict[int, tuple[int, list[Instruction]] | None] = {}
+        self._regions: dict[int, Region | None] = {}
 
     def effect(self, ins: Instruction, regs: dict[str, Any], thread: Any) -> dict[str, Any]:
         """:func:`~tmemviz.families.explain.follow.evaluate.effect`, remembered by what it depends on (the
@@ -105,52 +105,11 @@ class Plan:
     def _region_is_plain(
         self, block: int, relevant: frozenset[int] | set[int], live: list[frozenset[str]]
     ) -> bool:
-        region = self._region(block)
-        if region is None:
-            return False
-        at_meet = live[region[0]]
-        writes = self.writes
-        return all(ins.index not in relevant or at_meet.isdisjoint(writes(ins)) for ins in region[1])
-
-    def _region(self, block: int) -> tuple[int, list[Instruction]] | None:
-        """Where the two ways of ``block``'s closing branch meet again (its immediate post-dominator) and
-        the instructions on the way that write registers, when nothing there does what the analysis
-        follows whatever is evaluated: no loop back to the branch, no exit, tcgen05, barrier,
-        register-count change, release, or mbarrier other than its init (None otherwise)."""
-        if block in self._regions:
-            return self._regions[block]
-        self._regions[block] = found = self._walk_region(block)
-        return found
-
-    def _walk_region(self, block: int) -> tuple[int, list[Instruction]] | None:
-        graph = self.graph
-        meet = graph.ipdom.get(block, -1)
-        if meet < 0:
-            return None
-        releases = self.releases
-        # The region from the branch to where both ways meet, walked until something in it is not plain.
-        blocks = graph.blocks
-        seen: set[int] = set()
-        out: list[Instruction] = []
-        stack = [x for x in blocks[block].succ if x != meet]
-        while stack:
-            b = stack.pop()
-            if b in seen:
-                continue
-            seen.add(b)
-            if b == block:  # a loop whose rounds the warps may count differently
-                return None
-            if blocks[b].exits:
-                return None
-            stack.extend(x for x in blocks[b].succ if x != meet and x not in seen)
-            for ins in self.code[b]:
-                if ins.head in _NOT_PASSABLE or ins.index in releases:
-                    return None
-                if ins.head == "mbarrier" and not ins.opcode.startswith("mbarrier.init"):
-                    return None
-                if self.writes(ins):
-                    out.append(ins)
-        return meet, out
+        """Whether ``block``'s closing branch meets its other way again over plain code
+        (:mod:`~tmemviz.families.explain.follow.regions`) for the evaluated ``relevant``."""
+        if block not in self._regions:
+            self._regions[block] = region(self.graph, self.code, self.releases, self.writes, block)
+        return plain(self._regions[block], relevant, live, self.writes)
 
     @cached_property
     def proofs(self) -> Proofs:
