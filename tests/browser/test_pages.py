@@ -512,9 +512,17 @@ def test_gallery_index_links_every_page_and_back(visit) -> None:  # type: ignore
     v.clean()
 
 
+SHARDS = 4
+"""The gallery's pages in four tests (every fourth page each): some 20 s of loading in one test would
+end the suite last on one worker while the other waits."""
+
+
 @pytest.mark.skipif(not GALLERY.is_dir(), reason="no gallery")
-def test_every_gallery_page_loads_cleanly(browser: object) -> None:
+@pytest.mark.parametrize("shard", range(SHARDS), ids=lambda k: f"pages {k + 1} of {SHARDS}")
+def test_every_gallery_page_loads_cleanly(browser: object, shard: int) -> None:
     """Each committed page, offline: no request, no console error, and one element per cell."""
+    paths = sorted(GALLERY.glob("*.html"))[shard::SHARDS]
+    assert paths
     context = browser.new_context()  # type: ignore[attr-defined]
     page = context.new_page()
     requests: list[str] = []
@@ -522,7 +530,7 @@ def test_every_gallery_page_loads_cleanly(browser: object) -> None:
     page.on("request", lambda r: None if r.url.startswith("file://") else requests.append(r.url))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
-    for path in sorted(GALLERY.glob("*.html")):
+    for path in paths:
         page.goto(path.as_uri())
         count = page.locator(".cell").count()
         assert count == path.read_text(encoding="utf-8").count('class="box cell"'), path.name
