@@ -202,15 +202,9 @@ def test_committed_gallery_holds_every_entry_and_nothing_else(catalog: Catalog) 
 def test_committed_gallery_is_up_to_date(catalog: Catalog, name: str) -> None:
     """The entry's SVG, PNG and page, made as `tmemviz gallery` makes them (one spec, drawn once, its
     page linked to its neighbours), are the committed bytes."""
-    from tmemviz.draw.figure import draw, render
-    from tmemviz.draw.html import page
-
     items = gallery.entries(catalog)
     (index,) = [i for i, e in enumerate(items) if e.name == name]
-    spec = items[index].build()
-    fig = draw(spec)
-    made = {f"{name}.{fmt}": render(fig, fmt) for fmt in ("svg", "png")}
-    made[f"{name}.html"] = page(spec, links=gallery.page_links(items, index))
+    made = gallery.files(items, index)
     stale = [file for file, data in made.items() if data != (COMMITTED / file).read_bytes()]
     assert not stale, f"out of date in gallery/: {stale}; regenerate with `tmemviz gallery gallery`"
 

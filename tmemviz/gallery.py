@@ -94,3 +94,18 @@ def page_links(items: list[GalleryEntry], index: int) -> tuple[Link, ...]:
         links.append(Link(f"next: {items[index + 1].name}", f"{items[index + 1].name}.html", "next"))
     name = items[index].name
     return (*links, Link("svg", f"{name}.svg"), Link("png", f"{name}.png"))
+
+
+def files(items: list[GalleryEntry], index: int) -> dict[str, bytes]:
+    """The SVG, PNG and HTML page of entry ``index`` as ``tmemviz gallery`` writes them (name -> bytes):
+    one spec for all three, drawn once (the page is no second drawing), the page linked to its
+    neighbours."""
+    from tmemviz.draw.figure import draw, render
+    from tmemviz.draw.html import page
+
+    entry = items[index]
+    spec = entry.build()
+    fig = draw(spec)
+    out = {f"{entry.name}.{fmt}": render(fig, fmt) for fmt in ("svg", "png")}
+    out[f"{entry.name}.html"] = page(spec, links=page_links(items, index))
+    return out

@@ -30,8 +30,6 @@ def gallery(
     from rich.progress import Progress
 
     from tmemviz import gallery as gallery_index
-    from tmemviz.draw.figure import draw, render
-    from tmemviz.draw.html import page
     from tmemviz.writing import write_atomic
 
     items = gallery_index.entries(catalog(layouts))
@@ -41,13 +39,9 @@ def gallery(
         raise TmemvizError(f"cannot create {directory}: {exc.strerror or exc}") from None
     with Progress(console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("drawing the gallery", total=len(items))
-        for i, entry in enumerate(items):
-            spec = entry.build()  # one spec for all three files: the page is no second drawing
-            fig = draw(spec)
-            for fmt in ("svg", "png"):
-                write_atomic(directory / f"{entry.name}.{fmt}", render(fig, fmt))
-            links = gallery_index.page_links(items, i)
-            write_atomic(directory / f"{entry.name}.html", page(spec, links=links))
+        for i in range(len(items)):
+            for name, data in gallery_index.files(items, i).items():
+                write_atomic(directory / name, data)
             progress.advance(task)
     write_atomic(directory / "README.md", gallery_index.index_markdown(items).encode())
     write_atomic(directory / "index.html", gallery_index.index_html(items))
