@@ -18,7 +18,7 @@ from tmemviz.families.explain.follow import follower
 from tmemviz.families.explain.follow.evaluate import Thread, effect, independent
 from tmemviz.families.explain.follow.kernel import Analysed
 from tmemviz.families.explain.follow.machine import Machine
-from tmemviz.families.explain.follow.plan import Plan
+from tmemviz.families.explain.follow.plan import STEERS, Plan
 from tmemviz.families.explain.follow.trace import Split
 from tmemviz.families.explain.follow.values import ZERO, Sym
 from tmemviz.ptx import constants as c
@@ -142,9 +142,12 @@ def test_findings_are_those_of_every_branch_evaluated(monkeypatch: pytest.Monkey
     every compiled kernel: check again with every guarded branch's predicate in the evaluated slice (as
     it was before the steering slice) and compare."""
 
-    def every_branch(plan: Plan) -> tuple[frozenset[int], list[frozenset[str]]]:
-        chosen = plan._slice(branches=True)[0]
-        return chosen, plan._live(chosen)
+    def every_branch(plan: Plan) -> tuple[frozenset[int], frozenset[str], list[str], list[frozenset[str]]]:
+        chosen, seen, skipped = set(plan._operands[0]), set(plan._operands[1]), list(plan._operands[2])
+        steer = [i for i in plan.instructions if i.head in STEERS and i.guard is not None]
+        chosen.update(i.index for i in steer)
+        skipped += plan._close(chosen, seen, [r for i in steer for r in plan.reads(i)], True)[2]
+        return frozenset(chosen), frozenset(seen), skipped, plan._live(chosen)
 
     fewer = {path: [(f.line, f.severity, f.rule, f.message) for f in _findings(path)] for path in KERNELS}
     monkeypatch.setattr(Plan, "_steering", property(every_branch))

@@ -27,6 +27,8 @@ from tmemviz.ptx.body import Body, Instruction, Label
 
 MAX_REMEMBERED = 1 << 16
 """Evaluations kept per function (a bound on memory, whatever the function)."""
+STEERS = ("bra", "brx", "ret", "exit", "trap")
+"""The instructions whose guard steers control (the slices follow their predicates)."""
 DATA_VECTORS = frozenset(("ld", "st"))
 """tcgen05 ops whose register vectors are data, not values to follow: ld's destinations (and ld.red's
 reduced value), st's sources."""
@@ -176,12 +178,17 @@ class Plan:
         """The instructions that compute what tcgen05 and mbarrier instructions read and every branch's
         predicate, with what every instruction reads followed, independent ones too: what the questions
         about the thread's position ask (does a branch depend on it, may it differ between lanes), which
-        :attr:`relevant` need not answer."""
-        chosen, seen, skipped = self._slice(branches=True)
-        return self._close(set(chosen), set(seen), list(skipped), False)[0]
+        :attr:`relevant` need not answer. Grown from the evaluated slice (:meth:`_steering`) by the
+        branches it leaves out and the operands it set aside."""
+        chosen, seen, skipped, _ = self._steering
+        rest = [
+            i for i in self.instructions if i.head in STEERS and i.guard is not None and i.index not in chosen
+        ]
+        needed = [*skipped, *(r for i in rest for r in self.reads(i))]
+        return self._close({*chosen, *(i.index for i in rest)}, set(seen), needed, False)[0]
 
     @cached_property
-    def _steering(self) -> tuple[frozenset[int], list[frozenset[str]]]:
+    def _steering(self) -> tuple[frozenset[int], frozenset[str], list[str], list[frozenset[str]]]:
         """The slice of what tcgen05 and mbarrier instructions read, grown by the predicates of the
         branches that matter: every guarded exit, and each branch whose two ways do not meet again over
         plain code (:meth:`_region_is_plain`, judged with the slice grown so far). A branch around plain
@@ -189,26 +196,26 @@ class Plan:
         predicate need not be known: the bounds checks and tile arithmetic that steer such branches are
         most of a persistent kernel's evaluated code otherwise. A grown slice may make another region
         not plain (an evaluated register written there is now live where the ways meet), so the growth
-        repeats until no branch is added (it only adds: it ends). Also the registers live at each block's
-        entry for that slice (:attr:`live`), worked out on the way."""
+        repeats until no branch is added (it only adds: it ends). As :attr:`_operands` gives it (the
+        instructions, the registers whose definitions are in it, the operands set aside), and the
+        registers live at each block's entry for it (:attr:`live`), worked out on the way."""
         first = self._operands
-        chosen, seen = set(first[0]), set(first[1])
-        exits = [i for i in self.instructions if i.head in ("brx", "ret", "exit", "trap") and i.guard]
+        chosen, seen, skipped = set(first[0]), set(first[1]), list(first[2])
+        exits = [i for i in self.instructions if i.head in STEERS and i.head != "bra" and i.guard]
         branches = [i for i in self.instructions if i.head == "bra" and i.guard is not None]
         block_of = self.graph.block_of
         add = exits
         while True:
-            for ins in add:
-                chosen.add(ins.index)
-            grown = self._close(chosen, seen, [r for ins in add for r in self.reads(ins)], True)
-            chosen, seen = set(grown[0]), set(grown[1])
+            chosen.update(ins.index for ins in add)
+            # _close grows chosen and seen in place, and gives what it set aside
+            skipped += self._close(chosen, seen, [r for ins in add for r in self.reads(ins)], True)[2]
             live = self._live(chosen)
             add = [
                 i for i in branches
                 if i.index not in chosen and not self._region_is_plain(block_of(i.index), chosen, live)
             ]  # fmt: skip
             if not add:
-                return frozenset(chosen), live
+                return frozenset(chosen), frozenset(seen), skipped, live
 
     @cached_property
     def fixed(self) -> frozenset[int]:
@@ -224,8 +231,19 @@ class Plan:
 
     @cached_property
     def _operands(self) -> tuple[frozenset[int], frozenset[str], list[str]]:
-        """The slice of what tcgen05 and mbarrier instructions read, no branch's predicate in it."""
-        return self._slice(branches=False)
+        """The instructions that compute the registers tcgen05 and mbarrier instructions read, and those
+        registers, not through the operands of an instruction whose values do not depend on them (only
+        through its guard); and those operands. No branch's predicate (:meth:`_steering` adds them)."""
+        needed: list[str] = []
+        chosen: set[int] = set()
+        for ins in self.instructions:
+            if ins.head == "tcgen05":
+                chosen.add(ins.index)
+                needed.extend(self._followed(ins))
+            elif ins.head == "mbarrier":  # which mbarrier a release or a wait names
+                chosen.add(ins.index)
+                needed.extend(r for o in ins.rest.split(",") if "[" in o for r in self.body.registers(o))
+        return self._close(chosen, set(), needed, True)
 
     @cached_property
     def instructions(self) -> list[Instruction]:
@@ -239,24 +257,6 @@ class Plan:
             for r in self.writes(ins):
                 defs[r].append(ins)
         return defs
-
-    def _slice(self, branches: bool) -> tuple[frozenset[int], frozenset[str], list[str]]:
-        """The instructions that compute the registers tcgen05 and mbarrier instructions read (and, with
-        ``branches``, the predicates of branches), and those registers, not through the operands of an
-        instruction whose values do not depend on them (only through its guard); and those operands."""
-        needed: list[str] = []
-        chosen: set[int] = set()
-        for ins in self.instructions:
-            if ins.head == "tcgen05":
-                chosen.add(ins.index)
-                needed.extend(self._followed(ins))
-            elif ins.head == "mbarrier":  # which mbarrier a release or a wait names
-                chosen.add(ins.index)
-                needed.extend(r for o in ins.rest.split(",") if "[" in o for r in self.body.registers(o))
-            elif branches and ins.head in ("bra", "brx", "ret", "exit", "trap") and ins.guard is not None:
-                chosen.add(ins.index)
-                needed.extend(self.reads(ins))
-        return self._close(chosen, set(), needed, True)
 
     def _close(
         self, chosen: set[int], seen: set[str], needed: list[str], cut: bool
@@ -315,7 +315,7 @@ class Plan:
     def live(self) -> list[frozenset[str]]:
         """Per block, the registers an evaluated instruction may read from its entry on before writing
         them (live at the entry): all a state needs to keep there."""
-        return self._steering[1]
+        return self._steering[3]
 
     def _live(self, relevant: frozenset[int] | set[int]) -> list[frozenset[str]]:
         """:attr:`live` for the evaluated instructions ``relevant``: a backward data-flow to a fixed
