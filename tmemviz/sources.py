@@ -219,8 +219,10 @@ def check_held(given: Any, text: str | None, catalog: Any, sass: str | None = No
     if found.cubins:
         raise TmemvizError(f"{found.cubins[0][0]} is a cubin (an ELF file), {FOR_SASS}")
     run = Invocation()
-    if sass is not None and (found.texts or len(found.paths) != 1):
-        raise TmemvizError("sass pairs one PTX file with the SASS made of it; give one PTX file")
+    if sass is not None and found.texts:  # how many files: check_sources asks that, as for the command
+        raise TmemvizError(
+            "the SASS given pairs with the one PTX file it was made of; give one PTX file, not text"
+        )
     checked = check_sources(found.paths, None, catalog, sass=sass) if found.paths or not found.texts else []
     for name, t in found.texts:
         if not t.strip():

@@ -175,7 +175,7 @@ def check_sources(
     given = None
     if sass is not None:
         if len(found) != 1 or not found[0][1] or text is not None:
-            raise TmemvizError("--sass pairs one PTX file with the SASS made of it; give one PTX file")
+            raise TmemvizError("the SASS given pairs with the one PTX file it was made of; give one PTX file")
         from tmemviz.families.check.sass_input import sass_lines
 
         given = (sass, sass_lines(sass))  # refused, if it must be, before the PTX is read
