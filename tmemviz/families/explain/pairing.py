@@ -231,14 +231,15 @@ def _match(
     out: dict[int, list[dict[str, Any]]] = defaultdict(list)
     used: set[int] = set()
     taken: set[int] = set()
+    signs_a, signs_b = [signature(p) for p in work], [signature(u[0]) for u in units]
     # In order, then in order again among what is left, until a pass places nothing: a block ptxas
     # moved elsewhere keeps its own order, so each pass places the runs the last one could not (checked
     # against ptxas's own line table on real kernels: tests/sass/test_kernels.py).
     while True:
         left_i = [i for i in range(len(work)) if i not in taken]
         left_j = [j for j in range(len(units)) if j not in used]
-        a = [signature(work[i]) for i in left_i]
-        b = [signature(units[j][0]) for j in left_j]
+        a = [signs_a[i] for i in left_i]
+        b = [signs_b[j] for j in left_j]
         placed = False
         for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
             if tag != "equal":
