@@ -13,11 +13,13 @@ Pure: no I/O.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from functools import cached_property
 from typing import Any
 
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.follow.evaluate import effect, independent
+from tmemviz.families.explain.follow.liveness import Live, Registers, live_in
 from tmemviz.families.explain.follow.pending import RELEASES
 from tmemviz.families.explain.follow.proofs import Proofs
 from tmemviz.families.explain.follow.regions import Region, plain, region
@@ -105,7 +107,7 @@ class Plan:
         return found
 
     def _region_is_plain(
-        self, block: int, relevant: frozenset[int] | set[int], live: list[frozenset[str]]
+        self, block: int, relevant: frozenset[int] | set[int], live: Sequence[frozenset[str]]
     ) -> bool:
         """Whether ``block``'s closing branch meets its other way again over plain code
         (:mod:`~tmemviz.families.explain.follow.regions`) for the evaluated ``relevant``."""
@@ -188,7 +190,7 @@ class Plan:
         return self._close({*chosen, *(i.index for i in rest)}, set(seen), needed, False)[0]
 
     @cached_property
-    def _steering(self) -> tuple[frozenset[int], frozenset[str], list[str], list[frozenset[str]]]:
+    def _steering(self) -> tuple[frozenset[int], frozenset[str], list[str], Sequence[frozenset[str]]]:
         """The slice of what tcgen05 and mbarrier instructions read, grown by the predicates of the
         branches that matter: every guarded exit, and each branch whose two ways do not meet again over
         plain code (:meth:`_region_is_plain`, judged with the slice grown so far). A branch around plain
@@ -315,43 +317,16 @@ class Plan:
     def live(self) -> list[frozenset[str]]:
         """Per block, the registers an evaluated instruction may read from its entry on before writing
         them (live at the entry): all a state needs to keep there."""
-        return self._steering[3]
+        return list(self._steering[3])
 
-    def _live(self, relevant: frozenset[int] | set[int]) -> list[frozenset[str]]:
-        """:attr:`live` for the evaluated instructions ``relevant``: a backward data-flow to a fixed
-        point."""
-        uses, defs = [], []
-        for code in self.code:
-            use: set[str] = set()
-            kill: set[str] = set()
-            for ins in code:
-                if ins.index not in relevant:
-                    continue
-                use.update(r for r in self.reads(ins) if r not in kill)
-                if ins.guard is None:  # a guarded write may leave the old value: not a kill
-                    kill.update(self.writes(ins))
-            uses.append(use)
-            defs.append(kill)
-        blocks = self.graph.blocks
-        live: list[set[str]] = [set(u) for u in uses]
-        # A worklist, the last block first; a block whose live set grew sends its predecessors round
-        # again (sets only grow from the uses, so a size is enough to see a change).
-        work = list(range(len(blocks)))
-        queued = [True] * len(blocks)
-        while work:
-            b = work.pop()
-            queued[b] = False
-            out: set[str] = set()
-            for succ in blocks[b].succ:
-                out |= live[succ]
-            new = uses[b] | (out - defs[b])
-            if len(new) != len(live[b]):
-                live[b] = new
-                for p in blocks[b].pred:
-                    if not queued[p]:
-                        queued[p] = True
-                        work.append(p)
-        return [frozenset(x) for x in live]
+    def _live(self, relevant: frozenset[int] | set[int]) -> Live:
+        """:attr:`live` for the evaluated instructions ``relevant`` (:mod:`~tmemviz.families.explain.
+        follow.liveness`)."""
+        return live_in(self.graph, self.code, relevant, self._registers, self.reads, self.writes)
+
+    @cached_property
+    def _registers(self) -> Registers:
+        return Registers()
 
     def _followed(self, ins: Instruction) -> list[str]:
         """The registers of a tcgen05 instruction whose values matter (not ld/st data vectors)."""

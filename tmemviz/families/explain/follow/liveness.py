@@ -1,0 +1,127 @@
+"""Which registers the evaluated instructions of a function may read at each block's entry before
+writing them (live there): a backward data-flow problem to a fixed point, on bit sets.
+
+A register is one bit of a Python integer (the first register met is bit 0), so a block's union and
+difference are one integer operation each, whatever the number of registers: a persistent kernel has
+hundreds of blocks and hundreds of evaluated registers, and the slice is grown and its liveness worked out
+again a few times per function (:meth:`~tmemviz.families.explain.follow.plan.Plan._steering`). The sets
+are made from the bits only where asked (:class:`Live`). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterator, Sequence
+from typing import overload
+
+from tmemviz.flow.cfg import Graph
+from tmemviz.ptx.body import Instruction
+
+Names = Callable[[Instruction], tuple[str, ...]]
+
+
+class Registers:
+    """Register names numbered as met, and each instruction's reads and writes as bits (remembered: a
+    function's liveness is asked for a few slices). It holds no reference to what gives the names (a plan
+    holds it: no cycle, see :mod:`tmemviz.gcpause`)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self._bit: dict[str, int] = {}
+        self._masks: dict[int, tuple[int, int]] = {}
+
+    def masks(self, ins: Instruction, reads: Names, writes: Names) -> tuple[int, int]:
+        """The bits ``ins`` reads and those it writes."""
+        found = self._masks.get(ins.index)
+        if found is None:
+            found = self._masks[ins.index] = (self._bits(reads(ins)), self._bits(writes(ins)))
+        return found
+
+    def _bits(self, names: tuple[str, ...]) -> int:
+        out = 0
+        for name in names:
+            bit = self._bit.get(name)
+            if bit is None:
+                bit = self._bit[name] = len(self.names)
+                self.names.append(name)
+            out |= 1 << bit
+        return out
+
+    def named(self, bits: int) -> frozenset[str]:
+        out = []
+        names = self.names
+        while bits:
+            low = bits & -bits
+            out.append(names[low.bit_length() - 1])
+            bits ^= low
+        return frozenset(out)
+
+
+class Live(Sequence[frozenset[str]]):
+    """Per block, the registers live at its entry (a set made on first look at a block)."""
+
+    def __init__(self, bits: list[int], registers: Registers) -> None:
+        self._bits, self._registers = bits, registers
+        self._sets: dict[int, frozenset[str]] = {}
+
+    @overload
+    def __getitem__(self, i: int) -> frozenset[str]: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[frozenset[str]]: ...
+    def __getitem__(self, i: int | slice) -> frozenset[str] | list[frozenset[str]]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(len(self._bits))[i]]
+        found = self._sets.get(i)
+        if found is None:
+            found = self._sets[i] = self._registers.named(self._bits[i])
+        return found
+
+    def __len__(self) -> int:
+        return len(self._bits)
+
+    def __iter__(self) -> Iterator[frozenset[str]]:
+        return (self[i] for i in range(len(self._bits)))
+
+
+def live_in(
+    graph: Graph,
+    code: Sequence[Sequence[Instruction]],
+    relevant: Collection[int],
+    registers: Registers,
+    reads: Names,
+    writes: Names,
+) -> Live:
+    """The registers the ``relevant`` instructions may read from each block's entry on before writing
+    them. A guarded write may leave the old value: it kills nothing."""
+    uses, kills = [], []
+    masks = registers.masks
+    for block in code:
+        use = kill = 0
+        for ins in block:
+            if ins.index not in relevant:
+                continue
+            read, written = masks(ins, reads, writes)
+            use |= read & ~kill
+            if ins.guard is None:
+                kill |= written
+        uses.append(use)
+        kills.append(kill)
+    blocks = graph.blocks
+    live = list(uses)
+    # A worklist, the last block first; a block whose live set grew sends its predecessors round again
+    # (sets only grow from the uses).
+    work = list(range(len(blocks)))
+    queued = [True] * len(blocks)
+    while work:
+        b = work.pop()
+        queued[b] = False
+        out = 0
+        for succ in blocks[b].succ:
+            out |= live[succ]
+        new = uses[b] | (out & ~kills[b])
+        if new != live[b]:
+            live[b] = new
+            for p in blocks[b].pred:
+                if not queued[p]:
+                    queued[p] = True
+                    work.append(p)
+    return Live(live, registers)
