@@ -129,6 +129,9 @@ class Machine(Operands):
                 record = records[b]
                 if record.split is not None:
                     raise Split(record.split)
+                for ins, regs in record.marks:
+                    self._barrier(record, ins, regs)
+                record.marks = []
                 trace.blocks.add(b)
                 trace.extend(record)
             return trace
@@ -215,14 +218,20 @@ class Machine(Operands):
             self._tcgen05(ins, s, truth is None)
             return
         if self._trace is not None and ins.head == "mbarrier":
-            places = self.barrier(ins, s.regs)
-            self._trace.barriers.append((ins, places))
-            if "wait" in ins.opcode:
-                self._trace.waits.update(places if places is not None else (None,))
+            if self._records is not None:  # solving: places are found for a block's last record only
+                self._trace.marks.append((ins, self.barrier_reads(ins, s.regs)))
+            else:
+                self._barrier(self._trace, ins, s.regs)
         if s.pending:
             s.pending = after_other(self, ins, s, self._trace)
         if ins.index in relevant:
             self._assign(ins, s, truth is None)
+
+    def _barrier(self, trace: Trace, ins: Instruction, regs: dict[str, Any]) -> None:
+        places = self.barrier(ins, regs)
+        trace.barriers.append((ins, places))
+        if "wait" in ins.opcode:
+            trace.waits.update(places if places is not None else (None,))
 
     def _guard(self, ins: Instruction, regs: dict[str, Any]) -> bool | None:
         g = ins.guard

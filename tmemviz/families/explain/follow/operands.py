@@ -72,6 +72,17 @@ class Operands:
                 return remembered
         return None
 
+    def barrier_reads(self, ins: Instruction, regs: dict[str, Any]) -> dict[str, Any]:
+        """The registers :meth:`barrier` reads for ``ins``, with their values in ``regs``."""
+        try:
+            operands = ins.parsed.operands
+        except TmemvizError:
+            return {}
+        for o in operands:
+            if o.startswith("["):
+                return {r: regs.get(r) for r in self.body.registers(o)}
+        return {}
+
     def _places(self, o: str, regs: dict[str, Any]) -> frozenset[Any] | None:
         places: set[Any] = set()
         for v in addresses(o, regs.get, self.thread, self.body):

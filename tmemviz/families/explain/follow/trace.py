@@ -50,6 +50,9 @@ class Trace:
     waits: set[Any] = field(default_factory=set)
     """The mbarriers this warp waits on (``mbarrier.try_wait``/``test_wait``), by place; None: one whose
     place is not known."""
+    marks: list[tuple[Instruction, dict[str, Any]]] = field(default_factory=list)
+    """Of one block's record made while solving: its mbarrier instructions with the values of the
+    registers their address reads, whose places are found only if it is the block's last record."""
     split: list[tuple[int, ...]] | None = None
     """Of one block's record made while solving: the warps part ways at its exit, in these groups (a
     :class:`Split` raised if it is the block's last record)."""
