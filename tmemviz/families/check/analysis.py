@@ -53,7 +53,8 @@ class Checker:
 
     def function(self, body: Body, a: Analysed | None) -> None:
         texts = [(i.line, i.text) for i in body.instructions if i.head == "tcgen05"]
-        self.groups.function(body.name, body.entry, texts, callees_of(body))
+        callees = callees_of(body)
+        self.groups.function(body.name, body.entry, texts, callees)
         if a is None:
             return
         if a.unconverged:
@@ -69,14 +70,13 @@ class Checker:
         ]  # fmt: skip
         new = peaks(a)
         self.peaks += new
-        callees = callees_of(body)
         later = [(callees, "alloc", no_alloc_findings(a)), (callees, "any", relinquish_findings(a))]
         self.pending += later
         leaks = []
         for f in strongest(found):
             (leaks if f.rule == "never-freed" else self.findings).append(f)
         if leaks:
-            self.leaks.append((callees_of(body), leaks))
+            self.leaks.append((callees, leaks))
         lines = {f.line for f in found} | {p.line for p in new} | {f.line for _, _, fs in later for f in fs}
         for ins in body.instructions:
             if ins.line in lines:

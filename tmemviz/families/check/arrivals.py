@@ -34,11 +34,11 @@ def arrive_findings(a: Analysed) -> Iterable[Finding]:
             if not ins.opcode.startswith("mbarrier.arrive") or not places or "shared::cluster" in ins.opcode:
                 continue
             counted = _operands(ins)[2:] and "expect_tx" not in ins.opcode  # expect_tx's is bytes
-            if counted or not lanes.every_lane(ins):
-                continue  # an explicit arrival count, or not every lane
+            if counted:
+                continue  # an explicit arrival count
             ones = sorted({inits[p][1] for p in places if p in inits and inits[p][0] == 1})
-            if not ones:
-                continue
+            if not ones or not lanes.every_lane(ins):
+                continue  # no barrier of count 1 (asked first: which lanes run it is the dearer question)
             yield Finding(
                 ins.line, a.severity("warning", t.warps, ins.index), "arrive-count",
                 f"{ins.opcode.split('.shared')[0]} runs in all 32 lanes{a.who(t.warps, ins.index)}, but the "

@@ -6,6 +6,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -66,11 +67,8 @@ def _bits_differ(x: c.Bits, y: c.Bits) -> bool:
     return bool((x.value ^ y.value) & both)
 
 
-def holds(value: int, cmp: str, other: int) -> bool:
-    return {
-        "eq": value == other, "ne": value != other, "lt": value < other, "le": value <= other,
-        "gt": value > other, "ge": value >= other,
-    }[cmp]  # fmt: skip
+_HOLDS = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
+          "ge": operator.ge}  # fmt: skip
 
 
 NEVER = Pred(False, ("never",))
@@ -109,10 +107,11 @@ def refine(cond: tuple[Any, ...], truth: bool, current: Any, fresh: bool = False
         return (wanted,)
     if type(current) is not tuple:
         return current
+    test = _HOLDS[cmp]
     kept = [
         (b,)
         for b in current
-        if any(holds(signed_value(b.value, b.width) if signed else b.value, cmp, o) for o in other)
+        if any(test(signed_value(b.value, b.width) if signed else b.value, o) for o in other)
     ]
     return c.choice(*kept) if kept else NEVER
 

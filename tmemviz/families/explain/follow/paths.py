@@ -29,14 +29,16 @@ def reaching(plan: Any, blocks: Iterable[int], gen: Gen) -> Callable[[Instructio
     """For each instruction of ``blocks``, the values that may reach it (before it runs)."""
     graph, code = plan.graph, plan.code
     inside = set(blocks)
+    # Each block's instructions of the kind, with their values, found once: the rounds pass only these.
+    kind = {b: [(ins, value) for ins in code[b] if (value := gen(ins)) is not None] for b in inside}
     entry: dict[int, frozenset[Any]] = {b: frozenset() for b in inside}
     if 0 in inside:
         entry[0] = frozenset((START,))
     out: dict[int, frozenset[Any]] = {}
 
     def through(b: int, values: frozenset[Any]) -> frozenset[Any]:
-        for ins in code[b]:
-            values = _step(ins, values, gen)
+        for ins, value in kind[b]:
+            values = _step(ins, value, values)
         return values
 
     order = [b for b in graph.rpo if b in inside]
@@ -56,19 +58,16 @@ def reaching(plan: Any, blocks: Iterable[int], gen: Gen) -> Callable[[Instructio
     def at(ins: Instruction) -> frozenset[Any]:
         b = graph.block_of(ins.index)
         values = entry.get(b, frozenset())
-        for other in code[b]:
-            if other.index == ins.index:
+        for other, value in kind.get(b, ()):
+            if other.index >= ins.index:
                 break
-            values = _step(other, values, gen)
+            values = _step(other, value, values)
         return values
 
     return at
 
 
-def _step(ins: Instruction, values: frozenset[Any], gen: Gen) -> frozenset[Any]:
-    value = gen(ins)
-    if value is None:
-        return values
+def _step(ins: Instruction, value: Hashable, values: frozenset[Any]) -> frozenset[Any]:
     return values | {value} if ins.guard is not None else frozenset((value,))
 
 
