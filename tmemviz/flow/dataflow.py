@@ -4,7 +4,8 @@ The analysis supplies what its facts are and how they change (a :class:`Problem`
 finds, for every reachable block, the facts that hold on entry to it on every path (a fixed point).
 Edges are transferred separately, so an analysis may say that a branch's edge cannot be taken (no
 state for it) or refine what holds along it. At loop headers, after :attr:`Problem.widen_after`
-visits, facts are widened (:meth:`Problem.widen`) so that loops terminate whatever the lattice's height.
+visits, facts are widened (:meth:`Problem.widen`) so that loops terminate whatever the lattice's height;
+before, the problem may widen the facts it does not need exact at once (:meth:`Problem.early`).
 
 Pure: no I/O.
 """
@@ -36,6 +37,11 @@ class Problem(Protocol, Generic[S]):
         """At a loop header: an upper bound of ``old`` and ``new`` that stops growing."""
         ...
 
+    def early(self, old: S, new: S) -> S:
+        """At a loop header before :attr:`widen_after` visits: ``new`` with the facts that are to stop
+        growing at once widened (``new`` itself when there are none)."""
+        ...
+
     def same(self, a: S, b: S) -> bool:
         """Whether two states hold the same facts (the fixed point is reached)."""
         ...
@@ -62,6 +68,8 @@ def solve(graph: Graph, entry: S, problem: Problem[S], budget: int = 200_000) ->
     ...         return a if a == b else None
     ...     def widen(self, old, new):
     ...         return self.join(old, new)
+    ...     def early(self, old, new):
+    ...         return new
     ...     def same(self, a, b):
     ...         return a == b
     >>> solve(g, 0, Count())
@@ -77,6 +85,7 @@ def solve(graph: Graph, entry: S, problem: Problem[S], budget: int = 200_000) ->
     queued = {0}
     headers = graph.headers
     transfer, join, same, widen_after = problem.transfer, problem.join, problem.same, problem.widen_after
+    widen, early = problem.widen, problem.early
     pop, push = heapq.heappop, heapq.heappush
     spent = 0
     while work:
@@ -93,8 +102,7 @@ def solve(graph: Graph, entry: S, problem: Problem[S], budget: int = 200_000) ->
                 new = join(old, out)
                 if succ in headers:
                     visits[succ] = visits.get(succ, 0) + 1
-                    if visits[succ] > widen_after:
-                        new = problem.widen(old, new)
+                    new = (widen if visits[succ] > widen_after else early)(old, new)
                 if same(old, new):
                     continue
             states[succ] = new

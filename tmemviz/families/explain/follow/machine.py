@@ -37,7 +37,7 @@ from tmemviz.families.explain.follow.pending import (
 from tmemviz.families.explain.follow.proofs import key
 from tmemviz.families.explain.follow.state import FREED, HELD, NONE, State
 from tmemviz.families.explain.follow.trace import Access, Split, Trace
-from tmemviz.families.explain.follow.values import Pred, Vec, join, widen
+from tmemviz.families.explain.follow.values import Pred, Sym, Vec, join, widen
 from tmemviz.flow.dataflow import solve
 from tmemviz.ptx.body import Instruction
 
@@ -99,6 +99,30 @@ class Machine(Operands):
             if w is not None:
                 regs[k] = w
         return State(regs, new.life, new.pending, g.forgotten(new.stored), new.waited)
+
+    def early(self, old: State, new: State) -> State:
+        """A number that only steers branches (no address is built from it: not :attr:`~tmemviz.
+        families.explain.follow.plan.Plan.counted`), widened at a loop header as soon as it changes there
+        rather than after :attr:`widen_after` rounds: a trip count or tile index gains a candidate each
+        round, and each round visits the whole loop again, while what check judges rests on the
+        addresses, whose registers keep their values (a pipeline stage's)."""
+        counted, regs = self.plan.counted, None
+        for k, v in new.regs.items():
+            if k in counted or (type(v) is not tuple and type(v) is not Sym):
+                continue
+            o = old.regs.get(k)
+            if o is None or o == v:
+                continue
+            if regs is None:
+                regs = dict(new.regs)
+            w = widen(o, v, False)
+            if w is None:
+                del regs[k]
+            else:
+                regs[k] = w
+        if regs is None:
+            return new
+        return State(regs, new.life, new.pending, new.stored, new.waited, new.facts)
 
     def same(self, a: State, b: State) -> bool:
         return (

@@ -1,0 +1,93 @@
+"""Loops settle in few rounds where check judges nothing by a register's exact values, and keep them
+where it does: a register that only steers branches (a trip count) is widened at a loop header as soon
+as it changes there, one an address is built from (a pipeline stage) keeps its candidates."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+import tmemviz
+from tmemviz.families.explain.follow import follower
+from tmemviz.families.explain.follow.evaluate import Thread
+from tmemviz.families.explain.follow.kernel import Analysed
+from tmemviz.families.explain.follow.machine import Machine
+from tmemviz.families.explain.follow.values import values
+
+KERNEL = """.version 9.0
+.target sm_100a
+.address_size 64
+.extern .shared .align 16 .b8 smem[];
+.visible .entry k(.param .u64 out)
+{
+.reg .b32 %r<40>;
+.reg .pred %p<4>;
+mov.b32 %r1, smem;
+tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 256;
+tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+bar.sync 0;
+ld.shared.b32 %r2, [smem];
+mov.b32 %r5, 0;
+mov.b32 %r6, 0;
+$L1:
+shl.b32 %r7, %r5, 6;
+add.s32 %r3, %r2, %r7;
+tcgen05.ld.sync.aligned.32x32b.x8.b32 {%r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17}, [%r3];
+tcgen05.wait::ld.sync.aligned;
+add.s32 %r5, %r5, 1;
+and.b32 %r5, %r5, 3;
+add.s32 %r6, %r6, 1;
+setp.lt.u32 %p1, %r6, 1000;
+@%p1 bra $L1;
+bar.sync 0;
+tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, 256;
+ret;
+}
+"""
+
+
+def _analysed(text: str) -> Analysed:
+    found: list[Analysed] = []
+    original = follower.analyse
+
+    def keep(*args: Any) -> Analysed:
+        found.append(original(*args))
+        return found[-1]
+
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(follower, "analyse", keep)
+        (checked,) = tmemviz.check(text=text).subject
+    assert [f.rule for f in checked.findings if f.severity != "note"] == []
+    (a,) = found
+    return a
+
+
+def _solved(a: Analysed, early: bool) -> tuple[dict[int, Any], Counter[int]]:
+    machine = Machine(a.plan, Thread(None, a.body.ntid), a.places)
+    visits: Counter[int] = Counter()
+    transfer = machine.transfer
+
+    def counted(block: int, state: Any) -> Any:
+        visits[block] += 1
+        return transfer(block, state)
+
+    machine.transfer = counted  # type: ignore[method-assign]
+    if not early:
+        machine.early = lambda old, new: new  # type: ignore[method-assign]
+    return machine.solve(), visits
+
+
+def test_a_trip_count_is_widened_at_once_and_a_stage_keeps_its_values() -> None:
+    a = _analysed(KERNEL)
+    (header,) = a.plan.graph.headers
+    assert "%r5" in a.plan.counted and "%r6" not in a.plan.counted
+    states, visits = _solved(a, early=True)
+    at = states[header].regs
+    assert values(at["%r5"]) == [0, 1, 2, 3], "the stage the address is built from keeps each value"
+    assert "%r6" not in at or values(at["%r6"]) is None, "the trip count is widened"
+    _, slow = _solved(a, early=False)
+    # The stage alone takes a visit per value it gains (0; 0-1; 0-2; 0-3): the rounds the trip count
+    # added past those (it gained a candidate a round until widened) are gone.
+    assert visits[header] == 4 < slow[header], (visits[header], slow[header])
