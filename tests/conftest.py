@@ -41,15 +41,27 @@ def combo_id(combo: Combo) -> str:
     return f"{name}.x{num}{'.pack' if pack else ''}"
 
 
+PLUGIN_PACKAGES = ("hypothesis", "_hypothesis_ftz_detector", "_hypothesis_globals", "xdist", "platformdirs")
+"""Installed packages that ship a pytest plugin, whose own modules pytest would assertion-rewrite."""
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """The package byte-compiled once, as an installed wheel is: many tests start ``python -m tmemviz``
     in a subprocess, and with ``PYTHONDONTWRITEBYTECODE`` set (or an editable install's sources newer
-    than their .pyc) each would compile every module it imports again."""
+    than their .pyc) each would compile every module it imports again.
+
+    pytest marks every installed package that ships a plugin for assertion rewriting; with no bytecode
+    written, every process (each worker and the controller) rewrote all of hypothesis's modules again
+    on importing it, about two CPU seconds each, for asserts that are hypothesis's own, not the tests'.
+    The test modules and conftest files are rewritten as before."""
     import compileall
 
     import tmemviz
 
     compileall.compile_dir(Path(tmemviz.__file__).parent, quiet=1)
+    marked = getattr(getattr(config.pluginmanager, "rewrite_hook", None), "_must_rewrite", None)
+    if isinstance(marked, set):
+        marked.difference_update(PLUGIN_PACKAGES)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:

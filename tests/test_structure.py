@@ -7,6 +7,7 @@ breaks a rule fails here before a reviewer has to notice.
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -46,8 +47,10 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
-def imports(path: Path) -> set[str]:
-    """Every module ``path`` imports, at the top or inside a function."""
+@cache
+def imports(path: Path) -> frozenset[str]:
+    """Every module ``path`` imports, at the top or inside a function (each file parsed once: several
+    tests ask about every module)."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
@@ -55,7 +58,7 @@ def imports(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module)
             found.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return found
+    return frozenset(found)
 
 
 def family_of(module: str) -> str:

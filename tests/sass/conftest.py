@@ -3,6 +3,7 @@ nvidia-cuda-nvdisasm), else PATH; the tests that need them skip, saying why, whe
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import sys
 from pathlib import Path
@@ -43,3 +44,20 @@ def observed_now(sass_tools: tuple[str, str], tmp_path_factory: pytest.TempPathF
     from observe import observe
 
     return observe(*sass_tools, tmp_path_factory.mktemp("forms"))
+
+
+_EXPLAINED: dict[tuple[Path, str], tuple[dict, dict]] = {}
+
+
+def explained(ptx: Path, cubin: Path) -> tuple[dict, dict]:
+    """``tmemviz.explain([ptx, cubin])``'s two file documents, once per PTX file and cubin content (the
+    records are only read). A committed cubin is what ptxas assembles here with the README's flags
+    (-lineinfo), so the tests that explain it (test_kernels, test_operands) share one nvdisasm run:
+    about half a second of nvdisasm's start-up each, whatever the cubin."""
+    import tmemviz
+
+    key = (ptx, hashlib.sha256(cubin.read_bytes()).hexdigest())
+    if key not in _EXPLAINED:
+        ptx_file, sass_file = tmemviz.explain([ptx, cubin]).lists()[0][1]
+        _EXPLAINED[key] = (ptx_file, sass_file)
+    return _EXPLAINED[key]

@@ -9,13 +9,12 @@ ptxas made (a retried alloc, split halves) count once: the comparison is of sets
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import pip_tool
+from conftest import explained, pip_tool
 
 import tmemviz
 from tests.cli_run import bad, ok
@@ -28,20 +27,6 @@ LISTINGS = sorted(p.stem for p in KERNELS.glob("*.sass"))
 
 def files(*paths: Path) -> list[dict]:
     return tmemviz.explain(list(paths)).lists()[0][1]
-
-
-_EXPLAINED: dict[tuple[Path, str], tuple[dict, dict]] = {}
-
-
-def explained(ptx: Path, cubin: Path) -> tuple[dict, dict]:
-    """``files(ptx, cubin)``, once per PTX file and cubin content (the records are only read). A committed
-    cubin is what ptxas assembles here with the README's flags (-lineinfo), so the two tests that explain
-    it share one nvdisasm run: about half a second of nvdisasm's start-up each, whatever the cubin."""
-    key = (ptx, hashlib.sha256(cubin.read_bytes()).hexdigest())
-    if key not in _EXPLAINED:
-        ptx_file, sass_file = files(ptx, cubin)
-        _EXPLAINED[key] = (ptx_file, sass_file)
-    return _EXPLAINED[key]
 
 
 def ptx_line(sass: dict, record: dict) -> int:

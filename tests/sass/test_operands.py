@@ -8,9 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import pip_tool
-
-import tmemviz
+from conftest import explained, pip_tool
 
 KERNELS = Path(__file__).parents[1] / "kernels"
 
@@ -25,7 +23,7 @@ def pair(request: pytest.FixtureRequest) -> dict[str, tuple[dict, dict]]:
     request.addfinalizer(monkey.undo)
     out = {}
     for name in ("sass_operands", "sass_sm103a"):
-        ptx, sass = tmemviz.explain([KERNELS / f"{name}.ptx", KERNELS / f"{name}.cubin"]).lists()[0][1]
+        ptx, sass = explained(KERNELS / f"{name}.ptx", KERNELS / f"{name}.cubin")
         assert sass["warnings"] == [] and ptx["warnings"] == []
         assert not [r for r in sass["instructions"] if "error" in r]
         out[name] = (ptx, sass)

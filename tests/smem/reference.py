@@ -79,10 +79,13 @@ def evaluate(notation: str, dtype: str) -> dict[tuple[int, int], int]:
     cols = 1
     for e in _flatten(shape[1]):
         cols *= e
+    # The two modes are independent: each row's and each column's offset is split out once, not again
+    # for every element of its row or column.
+    row_offsets = [mode_offset(r, shape[0], stride[0]) for r in range(rows)]
+    col_offsets = [mode_offset(c, shape[1], stride[1]) for c in range(cols)]
     out = {}
-    for r, c in product(range(rows), range(cols)):
-        elements = mode_offset(r, shape[0], stride[0]) + mode_offset(c, shape[1], stride[1])
-        out[(r, c)] = swizzle(elements * bits // 8, b, m, s)
+    for (r, row), (c, col) in product(enumerate(row_offsets), enumerate(col_offsets)):
+        out[(r, c)] = swizzle((row + col) * bits // 8, b, m, s)
     return out
 
 
