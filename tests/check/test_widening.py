@@ -10,42 +10,20 @@ from typing import Any
 import pytest
 
 import tmemviz
+from tests.check.test_rules import LD, good
 from tmemviz.families.explain.follow import follower
 from tmemviz.families.explain.follow.evaluate import Thread
 from tmemviz.families.explain.follow.kernel import Analysed
 from tmemviz.families.explain.follow.machine import Machine
 from tmemviz.families.explain.follow.values import values
 
-KERNEL = """.version 9.0
-.target sm_100a
-.address_size 64
-.extern .shared .align 16 .b8 smem[];
-.visible .entry k(.param .u64 out)
-{
-.reg .b32 %r<40>;
-.reg .pred %p<4>;
-mov.b32 %r1, smem;
-tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 256;
-tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
-bar.sync 0;
-ld.shared.b32 %r2, [smem];
-mov.b32 %r5, 0;
-mov.b32 %r6, 0;
-$L1:
-shl.b32 %r7, %r5, 6;
-add.s32 %r3, %r2, %r7;
-tcgen05.ld.sync.aligned.32x32b.x8.b32 {%r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17}, [%r3];
-tcgen05.wait::ld.sync.aligned;
-add.s32 %r5, %r5, 1;
-and.b32 %r5, %r5, 3;
-add.s32 %r6, %r6, 1;
-setp.lt.u32 %p1, %r6, 1000;
-@%p1 bra $L1;
-bar.sync 0;
-tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, 256;
-ret;
-}
-"""
+LOOP = (
+    "mov.b32 %r5, 0;\nmov.b32 %r6, 0;\n$L1:\nshl.b32 %r7, %r5, 6;\nadd.s32 %r3, %r2, %r7;\n"
+    + LD.format(addr="%r3")
+    + "tcgen05.wait::ld.sync.aligned;\nadd.s32 %r5, %r5, 1;\nand.b32 %r5, %r5, 3;\nadd.s32 %r6, %r6, 1;\n"
+    "setp.lt.u32 %p1, %r6, 1000;\n@%p1 bra $L1;\n"
+)
+"""Four 64-column stages in turn (%r5, the address's), a thousand rounds (%r6, only the branch's)."""
 
 
 def _analysed(text: str) -> Analysed:
@@ -80,7 +58,7 @@ def _solved(a: Analysed, early: bool) -> tuple[dict[int, Any], Counter[int]]:
 
 
 def test_a_trip_count_is_widened_at_once_and_a_stage_keeps_its_values() -> None:
-    a = _analysed(KERNEL)
+    a = _analysed(good(256, LOOP))
     (header,) = a.plan.graph.headers
     assert "%r5" in a.plan.counted and "%r6" not in a.plan.counted
     states, visits = _solved(a, early=True)
