@@ -198,7 +198,7 @@ def test_liveness_by_worklist_is_liveness_by_sweeps(path: Path) -> None:
                 new = uses[b] | (out - kills[b])
                 if new != live[b]:
                     live[b], changed = new, True
-        assert plan.live == [frozenset(x) for x in live]
+        assert list(plan.live) == [frozenset(x) for x in live]
 
 
 @pytest.mark.parametrize("enabled", [True, False])

@@ -314,10 +314,11 @@ class Plan:
         return frozenset(i for i, b in enumerate(self.graph.blocks) if len(b.pred) > 1)
 
     @cached_property
-    def live(self) -> list[frozenset[str]]:
+    def live(self) -> Sequence[frozenset[str]]:
         """Per block, the registers an evaluated instruction may read from its entry on before writing
-        them (live at the entry): all a state needs to keep there."""
-        return list(self._steering[3])
+        them (live at the entry): all a state needs to keep there (made a set on first look: the solve
+        looks only where paths join)."""
+        return self._steering[3]
 
     def _live(self, relevant: frozenset[int] | set[int]) -> Live:
         """:attr:`live` for the evaluated instructions ``relevant`` (:mod:`~tmemviz.families.explain.
