@@ -15,7 +15,7 @@ from typing import Any
 
 from tmemviz.families.check.findings import Finding
 from tmemviz.families.explain.follow.kernel import Analysed, allocations
-from tmemviz.families.explain.follow.machine import FREED, HELD, NONE
+from tmemviz.families.explain.follow.state import FREED, HELD, NONE
 
 
 def _name(a: Analysed) -> str:

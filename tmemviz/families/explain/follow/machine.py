@@ -24,6 +24,7 @@ from typing import Any
 from tmemviz.families.explain.follow import given as g
 from tmemviz.families.explain.follow.conditions import NEVER, refine
 from tmemviz.families.explain.follow.evaluate import Thread
+from tmemviz.families.explain.follow.lattice import Lattice
 from tmemviz.families.explain.follow.operands import Operands
 from tmemviz.families.explain.follow.pending import (
     RELEASES,
@@ -31,24 +32,22 @@ from tmemviz.families.explain.follow.pending import (
     Stored,
     after_other,
     after_tcgen05,
-    joined,
     unchanged,
 )
 from tmemviz.families.explain.follow.proofs import key
-from tmemviz.families.explain.follow.state import FREED, HELD, NONE, State
+from tmemviz.families.explain.follow.state import FREED, HELD, State
 from tmemviz.families.explain.follow.trace import Access, Split, Trace
-from tmemviz.families.explain.follow.values import Pred, Sym, Vec, join, widen
+from tmemviz.families.explain.follow.values import Pred, Vec, join
 from tmemviz.flow.dataflow import solve
 from tmemviz.ptx.body import Instruction
 
 ACCESSES = frozenset(("ld", "st", "cp", "mma", "shift"))
 
 
-class Machine(Operands):
+class Machine(Lattice, Operands):
     """The data-flow problem of one function for one thread position (the :class:`~tmemviz.flow.dataflow.
-    Problem` protocol), and its trace."""
-
-    widen_after = 3
+    Problem` protocol; its lattice: :class:`~tmemviz.families.explain.follow.lattice.Lattice`), and its
+    trace."""
 
     def __init__(self, plan: Any, thread: Thread, keys: Any) -> None:
         self.plan, self.thread, self.keys = plan, thread, keys
@@ -60,75 +59,6 @@ class Machine(Operands):
         self._exact = False
         self._solved: dict[int, Trace] = {}
         self._barriers: dict[tuple[Any, ...], frozenset[Any] | None] = {}
-
-    # -- the lattice ---------------------------------------------------------------------------------
-    def join(self, a: State, b: State) -> State:
-        ra, rb = a.regs, b.regs
-        if ra == rb:
-            regs = ra
-        else:  # most registers agree (paths from one place): only the others are joined
-            regs = dict(ra)
-            get = rb.get
-            # A register in one state only is dropped (nothing known on the other path).
-            differ = [k for k, v in ra.items() if (w := get(k)) is not v and w != v]
-            for k in differ:
-                v, w = ra[k], get(k)
-                j = join(v, w) if w is not None else None
-                if j is None:
-                    regs.pop(k, None)
-                else:
-                    regs[k] = j
-        if a.life == b.life:  # shared, as states never change once made
-            life = a.life
-        else:
-            life = dict(a.life)
-            for k, v in b.life.items():
-                life[k] = life.get(k, frozenset((NONE,))) | v
-            for k in a.life.keys() - b.life.keys():
-                life[k] = life[k] | {NONE}
-        facts = a.facts if a.facts == b.facts else a.facts & b.facts
-        pending = joined(a.pending, b.pending, a.waited, b.waited)
-        waited = a.waited if a.waited == b.waited else a.waited | b.waited
-        return State(regs, life, pending, g.joined(a.stored, b.stored), waited, facts)
-
-    def widen(self, old: State, new: State) -> State:
-        regs = {}
-        counted = self.plan.counted
-        for k, v in new.regs.items():
-            w = widen(old.regs.get(k), v, k in counted) if k in old.regs else None
-            if w is not None:
-                regs[k] = w
-        return State(regs, new.life, new.pending, g.forgotten(new.stored), new.waited)
-
-    def early(self, old: State, new: State) -> State:
-        """A number that only steers branches (no address is built from it: not :attr:`~tmemviz.
-        families.explain.follow.plan.Plan.counted`), widened at a loop header as soon as it changes there
-        rather than after :attr:`widen_after` rounds: a trip count or tile index gains a candidate each
-        round, and each round visits the whole loop again, while what check judges rests on the
-        addresses, whose registers keep their values (a pipeline stage's)."""
-        counted, regs = self.plan.counted, None
-        for k, v in new.regs.items():
-            if k in counted or (type(v) is not tuple and type(v) is not Sym):
-                continue
-            o = old.regs.get(k)
-            if o is None or o == v:
-                continue
-            if regs is None:
-                regs = dict(new.regs)
-            w = widen(o, v, False)
-            if w is None:
-                del regs[k]
-            else:
-                regs[k] = w
-        if regs is None:
-            return new
-        return State(regs, new.life, new.pending, new.stored, new.waited, new.facts)
-
-    def same(self, a: State, b: State) -> bool:
-        return (
-            a.regs == b.regs and a.life == b.life and a.pending == b.pending and a.stored == b.stored
-            and a.waited == b.waited and a.facts == b.facts
-        )  # fmt: skip
 
     # -- running -------------------------------------------------------------------------------------
     def solve(self) -> dict[int, State]:

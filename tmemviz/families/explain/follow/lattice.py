@@ -1,0 +1,90 @@
+"""The lattice of the states :class:`~tmemviz.families.explain.follow.machine.Machine` solves for: how
+two paths' facts join where they meet, and how a loop's are widened so that it settles (the
+:class:`~tmemviz.flow.dataflow.Problem` methods other than the transfer). Mixed into the machine, whose
+``plan`` says which registers an address is built from (:attr:`~tmemviz.families.explain.follow.plan.
+Plan.counted`). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tmemviz.families.explain.follow import given as g
+from tmemviz.families.explain.follow.pending import joined
+from tmemviz.families.explain.follow.state import NONE, State
+from tmemviz.families.explain.follow.values import Sym, join, widen
+
+
+class Lattice:
+    """Join, widening and equality of :class:`~tmemviz.families.explain.follow.state.State`."""
+
+    plan: Any
+    widen_after = 3
+
+    def join(self, a: State, b: State) -> State:
+        ra, rb = a.regs, b.regs
+        if ra == rb:
+            regs = ra
+        else:  # most registers agree (paths from one place): only the others are joined
+            regs = dict(ra)
+            get = rb.get
+            # A register in one state only is dropped (nothing known on the other path).
+            differ = [k for k, v in ra.items() if (w := get(k)) is not v and w != v]
+            for k in differ:
+                v, w = ra[k], get(k)
+                j = join(v, w) if w is not None else None
+                if j is None:
+                    regs.pop(k, None)
+                else:
+                    regs[k] = j
+        if a.life == b.life:  # shared, as states never change once made
+            life = a.life
+        else:
+            life = dict(a.life)
+            for k, v in b.life.items():
+                life[k] = life.get(k, frozenset((NONE,))) | v
+            for k in a.life.keys() - b.life.keys():
+                life[k] = life[k] | {NONE}
+        facts = a.facts if a.facts == b.facts else a.facts & b.facts
+        pending = joined(a.pending, b.pending, a.waited, b.waited)
+        waited = a.waited if a.waited == b.waited else a.waited | b.waited
+        return State(regs, life, pending, g.joined(a.stored, b.stored), waited, facts)
+
+    def widen(self, old: State, new: State) -> State:
+        regs = {}
+        counted = self.plan.counted
+        for k, v in new.regs.items():
+            w = widen(old.regs.get(k), v, k in counted) if k in old.regs else None
+            if w is not None:
+                regs[k] = w
+        return State(regs, new.life, new.pending, g.forgotten(new.stored), new.waited)
+
+    def early(self, old: State, new: State) -> State:
+        """A number that only steers branches (no address is built from it: not :attr:`~tmemviz.
+        families.explain.follow.plan.Plan.counted`), widened at a loop header as soon as it changes there
+        rather than after :attr:`widen_after` rounds: a trip count or tile index gains a candidate each
+        round, and each round visits the whole loop again, while what check judges rests on the
+        addresses, whose registers keep their values (a pipeline stage's)."""
+        counted, regs = self.plan.counted, None
+        for k, v in new.regs.items():
+            if k in counted or (type(v) is not tuple and type(v) is not Sym):
+                continue
+            o = old.regs.get(k)
+            if o is None or o == v:
+                continue
+            if regs is None:
+                regs = dict(new.regs)
+            w = widen(o, v, False)
+            if w is None:
+                del regs[k]
+            else:
+                regs[k] = w
+        if regs is None:
+            return new
+        return State(regs, new.life, new.pending, new.stored, new.waited, new.facts)
+
+    def same(self, a: State, b: State) -> bool:
+        return (
+            a.regs == b.regs and a.life == b.life and a.pending == b.pending and a.stored == b.stored
+            and a.waited == b.waited and a.facts == b.facts
+        )  # fmt: skip
