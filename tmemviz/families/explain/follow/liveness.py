@@ -23,7 +23,13 @@ Names = Callable[[Instruction], tuple[str, ...]]
 class Registers:
     """Register names numbered as met, and each instruction's reads and writes as bits (remembered: a
     function's liveness is asked for a few slices). It holds no reference to what gives the names (a plan
-    holds it: no cycle, see :mod:`tmemviz.gcpause`)."""
+    holds it: no cycle, see :mod:`tmemviz.gcpause`).
+
+    >>> r = Registers()
+    >>> bits = r._bits(("%r1", "%r2", "%p1"))  # bits 0, 1 and 2
+    >>> bits, sorted(r.named(bits & ~0b10))
+    (7, ['%p1', '%r1'])
+    """
 
     def __init__(self) -> None:
         self.names: list[str] = []
