@@ -42,17 +42,18 @@ def pair_findings(a: Analysed) -> Iterable[Finding]:
         runs += [(ins, "alloc") for ins, _, _, _ in t.allocs if "cta_group::2" in ins.text]
         if not runs:
             continue
-        waited = reaching(a.plan, t.blocks, cluster_wait)
+        waited, waits = reaching(a.plan, t.blocks, cluster_wait), None
         for ins, op in runs:
-            if START not in waited(ins):
+            before = waited(ins)
+            if START not in before:
                 continue
             who = a.who(t.warps, ins.index)
-            path = "every" if waited(ins) == {START} else "some"
+            path = "every" if before == {START} else "some"
             # Only where some path has the cluster wait: with none anywhere (NVIDIA/cutlass#3435's
             # kernels) the handshake alone is not taken for one.
-            handshake = (
-                path == "some" and remote is not None and START not in reaching(a.plan, t.blocks, _waits)(ins)
-            )
+            if path == "some" and remote is not None and waits is None:
+                waits = reaching(a.plan, t.blocks, _waits)  # the trace's mbarrier waits, once
+            handshake = path == "some" and remote is not None and START not in waits(ins)
             if op == "dealloc" and handshake:
                 # CUTLASS's 2-CTA dealloc handshake: one CTA arrives on the peer's mbarrier (mapa +
                 # mbarrier.arrive.shared::cluster), each waits on its own before freeing. Which mbarrier

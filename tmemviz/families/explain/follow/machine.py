@@ -59,6 +59,7 @@ class Machine(Lattice, Operands):
         self._exact = False
         self._solved: dict[int, Trace] = {}
         self._barriers: dict[tuple[Any, ...], frozenset[Any] | None] = {}
+        self._operand_of: dict[int, tuple[str, list[str]] | None] = {}
 
     # -- running -------------------------------------------------------------------------------------
     def solve(self) -> dict[int, State]:

@@ -38,6 +38,7 @@ class Operands:
     thread: Any
     keys: Any
     _barriers: dict[tuple[Any, ...], frozenset[Any] | None]
+    _operand_of: dict[int, tuple[str, list[str]] | None]
 
     def address_value(self, ins: Instruction, regs: dict[str, Any]) -> Any:
         """The value of the register in the instruction's first ``[...]`` operand (a dealloc's first)."""
@@ -59,29 +60,35 @@ class Operands:
         its address may hold); None when not known. Remembered by the values of the registers the
         operand names (a thread position is one machine's throughout): the solve meets each mbarrier
         instruction round after round with the same values."""
-        try:
-            operands = ins.parsed.operands
-        except TmemvizError:
+        found = self._barrier_operand(ins)
+        if found is None:
             return None
-        for o in operands:
-            if o.startswith("["):
-                key = (ins.index, *(regs.get(r) for r in self.body.registers(o)))
-                remembered = self._barriers.get(key, self)
-                if remembered is self:
-                    remembered = self._barriers[key] = self._places(o, regs)
-                return remembered
-        return None
+        o, names = found
+        key = (ins.index, *(regs.get(r) for r in names))
+        remembered = self._barriers.get(key, self)
+        if remembered is self:
+            remembered = self._barriers[key] = self._places(o, regs)
+        return remembered
 
     def barrier_reads(self, ins: Instruction, regs: dict[str, Any]) -> dict[str, Any]:
         """The registers :meth:`barrier` reads for ``ins``, with their values in ``regs``."""
+        found = self._barrier_operand(ins)
+        return {r: regs.get(r) for r in found[1]} if found is not None else {}
+
+    def _barrier_operand(self, ins: Instruction) -> tuple[str, list[str]] | None:
+        """An mbarrier instruction's ``[...]`` operand and the registers it names, found once per
+        instruction (the solve meets it every round)."""
+        if ins.index in self._operand_of:
+            return self._operand_of[ins.index]
+        found = None
         try:
-            operands = ins.parsed.operands
+            o = next((o for o in ins.parsed.operands if o.startswith("[")), None)
         except TmemvizError:
-            return {}
-        for o in operands:
-            if o.startswith("["):
-                return {r: regs.get(r) for r in self.body.registers(o)}
-        return {}
+            o = None
+        if o is not None:
+            found = (o, self.body.registers(o))
+        self._operand_of[ins.index] = found
+        return found
 
     def _places(self, o: str, regs: dict[str, Any]) -> frozenset[Any] | None:
         places: set[Any] = set()
