@@ -8,8 +8,9 @@ Usage: python benchmarks/waits_in_sass.py MODULE.ptx... [--json OUT] [--ptxas PA
   scoreboard; an instruction waiting on it (its wait mask, in the control bits as shared/spec
   ordering-facts §1 decodes them) orders what follows after the load. **confirmed** when no instruction
   from the LDTM up to and including the flagged one waits on it; **ordered** when one does.
-* A tcgen05.ld of cells a tcgen05.st wrote: **confirmed** when no ``FENCE.VIEW.ASYNC.T`` (what
-  ``tcgen05.wait::st`` becomes) lies between the STTM and the LDTM in the code's order (wrapping round the
+* A tcgen05.ld of cells a tcgen05.st wrote, or an arrive that lets another warp touch them: **confirmed**
+  when no ``FENCE.VIEW.ASYNC.T`` (what ``tcgen05.wait::st`` becomes) lies between the STTM and the LDTM
+  (the arrive: ``SYNCS.ARRIVE``, ``tcgen05.commit``'s ``UTCBAR``) in the code's order (wrapping round the
   function's end for a loop's next round); **ordered** otherwise.
 * **unclear** when the instructions cannot be found (ptxas duplicated or dropped them).
 
@@ -150,10 +151,13 @@ def verdict(code: list[dict[str, Any]], warning: dict[str, Any]) -> tuple[str, s
         if not stores:
             return "unclear", "no STTM of that line"
         fence = lambda c: c["sass"].startswith("FENCE.VIEW.ASYNC.T")  # noqa: E731
-        load = lambda c: c["line"] == flagged and c["sass"].startswith("LDTM")  # noqa: E731
-        if any(reaches(code, k, load, fence) for k in stores):
-            return "confirmed", "a path from the STTM reaches the LDTM with no FENCE.VIEW.ASYNC.T"
-        return "ordered", "every path from the STTM to the LDTM passes a FENCE.VIEW.ASYNC.T"
+        # The read back (an LDTM of the flagged line), or the arrive that lets another warp read them.
+        what = "the arrive" if warning.get("release") else "the LDTM"
+        kinds = ("SYNCS.ARRIVE", "UTCBAR", "BAR.") if warning.get("release") else ("LDTM",)
+        goal = lambda c: c["line"] == flagged and c["sass"].startswith(kinds)  # noqa: E731
+        if any(reaches(code, k, goal, fence) for k in stores):
+            return "confirmed", f"a path from the STTM reaches {what} with no FENCE.VIEW.ASYNC.T"
+        return "ordered", f"every path from the STTM to {what} passes a FENCE.VIEW.ASYNC.T"
     loads = [k for k, c in enumerate(code) if c["line"] == source and c["sass"].startswith("LDTM")]
     if not loads:
         return "unclear", "no LDTM of that line"
@@ -209,7 +213,9 @@ def warnings_of(path: Path) -> list[dict[str, Any]]:
         m = re.search(r"tcgen05\.(ld|st) on line (\d+)", f["message"])
         if m:
             source, kind = int(m.group(2)), m.group(1)
-            out.append({"line": f["line"], "source": source, "kind": kind, "message": f["message"]})
+            release = "lets other threads go on" in f["message"]
+            out.append({"line": f["line"], "source": source, "kind": kind, "message": f["message"],
+                        "release": release})  # fmt: skip
     return out
 
 

@@ -1,8 +1,9 @@
 """check on FlashAttention-4's SM100 kernels (tests/kernels/fa4: built from its registry package, never
 tuned for): they allocate all 512 columns and address Tensor Memory by number, never reading the base
 back; the forward kernel is silent, a column moved past Tensor Memory is outside the allocation, the map
-places the numbered accesses, and the 1-CTA MLA decode kernel's stores read back without
-``tcgen05.wait::st`` are found (the SASS confirms each: tests/kernels/README.md)."""
+places the numbered accesses, and the 1-CTA MLA decode kernel's stores not waited for
+(``tcgen05.wait::st``) before it lets the MMA warp go on, and read back the next round, are found (the
+SASS confirms each: tests/kernels/README.md)."""
 
 from __future__ import annotations
 
@@ -53,8 +54,24 @@ def test_the_map_places_the_accesses_given_as_numbers() -> None:
     assert not any(r.outside for r in regions)
 
 
-def test_the_mla_decode_stores_read_back_without_wait_st_are_found() -> None:
-    found = loud(findings(tmemviz.check(MLA)))
-    assert len(found) == 8 and {f[2] for f in found} == {"wait-ld"}
-    assert all(f[1] == "warning" and "with no tcgen05.wait::st between them" in f[3] for f in found)
-    assert "tcgen05.wait::st" not in MLA.read_text(), "the kernel has none: each finding is true"
+def test_the_mla_decode_stores_not_waited_for_are_found_where_the_mma_warp_is_let_go() -> None:
+    """Its correction warps rescale O (ld, multiply, st) and arrive on the mbarrier the MMA warp waits on
+    before accumulating into O again, with no tcgen05.wait::st: a warning at each arrive, naming the
+    store just before it, and at each read-back of the next round; a wait before each arrive ends both."""
+    text = MLA.read_text()
+    assert "tcgen05.wait::st" not in text, "the kernel has none: each finding is true"
+    found = loud(findings(tmemviz.check(text=text)))
+    assert all(f[1] == "warning" and f[2] == "wait-ld" for f in found)
+    read_back = [f for f in found if "with no tcgen05.wait::st between them" in f[3]]
+    released = [f for f in found if "lets other threads go on" in f[3]]
+    assert len(read_back) == 8 and len(released) == 2 and len(found) == 10
+    lines = text.splitlines()
+    for line, _, _, message in released:
+        assert lines[line - 1].strip().startswith("mbarrier.arrive")
+        store = int(message.split("tcgen05.st on line ")[1].split()[0])
+        assert "tcgen05.st" in lines[store - 1] and store < line
+        assert not any("tcgen05.st" in x for x in lines[store : line - 1]), "the nearest store is named"
+    waited = lines[:]
+    for line, *_ in sorted(released, reverse=True):
+        waited.insert(line - 1, "\ttcgen05.wait::st.sync.aligned;")
+    assert loud(findings(tmemviz.check(text="\n".join(waited)))) == []

@@ -268,3 +268,20 @@ def test_a_cuobjdump_listing_branches_to_addresses(
     sass.write_text(text.replace("@P0 BRA 0x30", "@P0 NOP"))
     ((got, message),) = wait_ld(capsys, str(ptx), "--sass", str(sass))
     assert got == "note" and "orders it" in message
+
+
+def test_flashattention4s_stores_handed_to_the_mma_warp_are_confirmed_in_its_cubin(
+    sass_tools: tuple[str, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FlashAttention-4's 1-CTA MLA decode kernel and the cubin CuTe DSL built of it (tests/kernels/fa4):
+    each arrive that lets the MMA warp go on while a rescaled O store is not waited for, and each
+    read-back of the next round, has a path from the STTM with no FENCE.VIEW.ASYNC.T."""
+    fa4 = Path(__file__).parents[1] / "kernels" / "fa4"
+    ptx, cubin = fa4 / "mla_fwd_1cta_bf16_decode.ptx", fa4 / "mla_fwd_1cta_bf16_decode.cubin"
+    monkeypatch.setenv("PATH", str(Path(sass_tools[1]).parent), prepend=":")
+    found = [(s, m) for s, m in wait_ld(capsys, str(ptx), "--sass", str(cubin)) if s == "warning"]
+    arrives = [m for _, m in found if "lets other threads go on" in m]
+    assert len(arrives) == 2 and len(found) == 10
+    confirmed = "the SASS given confirms it: from the STTM at"
+    assert all(confirmed in m and "reaches the SYNCS.ARRIVE" in m for m in arrives)
+    assert all(confirmed in m and "reaches the LDTM" in m for _, m in found if m not in arrives)

@@ -7,10 +7,10 @@ Run in a scratch virtual environment holding the registry packages tests/kernels
 
 Each kernel is built by FA4's own host entry (``interface._flash_attn_fwd``) on fake tensors
 (``FakeTensorMode``, its precompile path), in a process of its own, so that CuTe DSL dumps that
-kernel's PTX alone into ``OUT_DIR/NAME``. ``FLASH_ATTENTION_ARCH`` and ``FLASH_ATTENTION_NUM_SMS`` stand
-in for FA4's device queries; the persistent scheduler's host-side grid sizing still asks the driver
-for the SM count, so ``HardwareInfo`` answers 148 (B200's; it sizes the launch grid only, not the
-device code).
+kernel's PTX and cubin alone into ``OUT_DIR/NAME``. ``FLASH_ATTENTION_ARCH`` and
+``FLASH_ATTENTION_NUM_SMS`` stand in for FA4's device queries; the persistent scheduler's host-side grid
+sizing still asks the driver for the SM count, so ``HardwareInfo`` answers 148 (B200's; it sizes the
+launch grid only, not the device code).
 """
 
 from __future__ import annotations
@@ -61,13 +61,15 @@ def build(name: str) -> None:
 
 def main(out: str) -> None:
     for name, (_, _, _, mla) in KERNELS.items():
+        dump = os.path.join(out, name)
+        os.makedirs(dump, exist_ok=True)  # CuTe DSL writes into it, and makes none
         env = dict(
             os.environ,
             FLASH_ATTENTION_ARCH="sm_100a",
             FLASH_ATTENTION_NUM_SMS="148",
             CUTE_DSL_ARCH="sm_100a",
-            CUTE_DSL_KEEP="ptx",
-            CUTE_DSL_DUMP_DIR=os.path.join(out, name),
+            CUTE_DSL_KEEP="ptx,cubin",
+            CUTE_DSL_DUMP_DIR=dump,
             CUDA_VISIBLE_DEVICES="",
         )
         if mla is not None:

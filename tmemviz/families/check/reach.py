@@ -15,8 +15,7 @@ from typing import Any
 
 from tmemviz.families.check.findings import Finding
 from tmemviz.families.explain.follow.kernel import Analysed, allocations
-from tmemviz.families.explain.follow.maps import allocation_of, columns_of, outside
-from tmemviz.families.explain.follow.places import ABSOLUTE
+from tmemviz.families.explain.follow.maps import columns_of, outside
 from tmemviz.tmem import TMEM_LANES
 
 
@@ -29,7 +28,7 @@ def outside_findings(a: Analysed) -> Iterable[Finding]:
                 if (access.ins.line, touch.what) in reported:
                     continue
                 for spot in spots:
-                    info = known.get(allocation_of(a, spot.key))
+                    info = known.get(spot.key)
                     if info is None or not info["lines"]:
                         continue
                     columns = columns_of(info)
@@ -49,10 +48,10 @@ def _finding(a: Analysed, access: Any, touch: Any, spot: Any, columns: int | Non
     else:
         where = f"reaches lane {spot.least[0]}, column {spot.least[1]} at least, whatever its offset,"
     has = f"{columns} columns" if columns is not None else "its columns"
-    # An address given as a number lies in the allocation that takes every column (from lane 0, column 0).
+    # An address given as a number lies in the allocation that takes every column (Places.spot_key).
     base = (
         f"as a number, in the allocation of line {line} (every column: its base is lane 0, column 0)"
-        if spot.key is ABSOLUTE
+        if spot.number
         else f"from the base allocated on line {line}"
     )
     return Finding(

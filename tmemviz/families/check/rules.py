@@ -139,8 +139,10 @@ RULES = (
     ),
     Rule(
         "wait-ld",
-        "Tensor Memory written, freed or released to other threads while a tcgen05.ld may still be reading",
-        "PTX 9.7.16.6: a tcgen05.ld is complete only after tcgen05.wait::ld; the explain scanner's rule.",
+        "Tensor Memory written, freed or released to other threads while a tcgen05.ld may still be reading "
+        "(or read back, or handed to another warp, while a tcgen05.st may still be writing)",
+        "PTX 9.7.16.6, 9.7.16.8.5: a tcgen05.ld is complete only after tcgen05.wait::ld, a tcgen05.st only "
+        "after tcgen05.wait::st; the explain scanner's rule.",
         level="warning",
     ),
     Rule(

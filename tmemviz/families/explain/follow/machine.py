@@ -177,7 +177,7 @@ class Machine(Lattice, Operands):
                 self._trace.marks.append((ins, self.barrier_reads(ins, s.regs)))
             else:
                 self._barrier(self._trace, ins, s.regs)
-        if s.pending:
+        if s.pending or (s.stored and ins.opcode.startswith(RELEASES)):
             s.pending = after_other(self, ins, s, self._trace)
         if ins.index in relevant:
             self._assign(ins, s, truth is None)

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tmemviz.families.explain.follow.kernel import Analysed, allocations
-from tmemviz.families.explain.follow.places import ABSOLUTE
 from tmemviz.families.explain.regions import Region
 from tmemviz.tmem import TMEM_LANES
 
@@ -67,16 +66,6 @@ def outside(spot: Any, columns: int | None) -> bool:
     return lane >= TMEM_LANES or (columns is not None and col >= columns)
 
 
-def allocation_of(a: Analysed, key: Any) -> Any:
-    """The allocation a spot lies in, by its key: an address given as a number is in the kernel's only
-    allocation when that takes every column, whose base is then lane 0, column 0 (PTX ISA 9.7.16.2: 512
-    columns; CUTLASS's and FlashAttention-4's attention kernels allocate them all and address Tensor
-    Memory by number), so the number's lanes and columns are the spot's in it."""
-    if key is ABSOLUTE and a.places.whole:
-        return a.places.sole
-    return key
-
-
 def _warps(groups: Any) -> tuple[int, ...]:
     """The warps of trace groups (``None``: any thread, no warp known)."""
     return tuple(sorted({w for g in groups if g for w in g}))
@@ -105,10 +94,9 @@ def kernel_map(a: Analysed) -> tuple[MapKernel, list[MapRegion]]:
         for access in t.accesses:
             for touch, spots in access.spots:
                 for spot in spots:
-                    key = allocation_of(a, spot.key)
-                    if key not in index:
+                    if spot.key not in index:
                         continue
-                    alloc = kernel.allocs[index[key]]
+                    alloc = kernel.allocs[index[spot.key]]
                     far = outside(spot, alloc.columns)
                     exact = spot.exact and touch.exact
                     line, op = access.ins.line, access.op

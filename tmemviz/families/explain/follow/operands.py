@@ -28,6 +28,8 @@ class Spot(NamedTuple):
     least: tuple[int, int]
     exact: bool
     warp: int | None = None
+    number: bool = False
+    """The address was given as a number (lane and column), not built on a base read back."""
 
 
 class Operands:
@@ -113,17 +115,18 @@ class Operands:
             if type(value) is Vec:  # each warp of the group at its own place
                 found = []
                 for w, v in zip(self.thread.warps or (), value.items, strict=True):
-                    key = self.keys.base_key(v)
+                    key = self.keys.spot_key(v)
                     found += _spots(touch, v, key, w) if key is not None else []
                 out.append((touch, found))
                 continue
-            key = self.keys.base_key(value)
+            key = self.keys.spot_key(value)
             out.append((touch, _spots(touch, value, key) if key is not None else []))
         return out
 
 
 def _spots(touch: Any, value: Any, key: Any, warp: int | None = None) -> list[Spot]:
-    offset = value.offset if isinstance(value, Sym) else number(value)
+    given = not isinstance(value, Sym)  # a number
+    offset = number(value) if given else value.offset
     if offset is None:
         return []
     out = []
@@ -134,11 +137,11 @@ def _spots(touch: Any, value: Any, key: Any, warp: int | None = None) -> list[Sp
             lane, col = (b.value >> 16) & 0xFFFF, b.value & 0xFFFF
             lanes = (lane + touch.lanes[0], lane + touch.lanes[1])
             cols = (col + touch.cols[0], col + touch.cols[1])
-            out.append(Spot(key, lanes, cols, (lanes[1], cols[1]), True, warp))
+            out.append(Spot(key, lanes, cols, (lanes[1], cols[1]), True, warp, given))
             continue
         lane_bits = c.Bits((b.value >> 16) & 0xFFFF, (b.known >> 16) & 0xFFFF, 16)
         col_bits = c.Bits(b.value & 0xFFFF, b.known & 0xFFFF, 16)
         (l0, l1), (c0, c1) = bounds(lane_bits), bounds(col_bits)
         lanes, cols = (l0 + touch.lanes[0], l1 + touch.lanes[1]), (c0 + touch.cols[0], c1 + touch.cols[1])
-        out.append(Spot(key, lanes, cols, (l0 + touch.lanes[1], c0 + touch.cols[1]), False, warp))
+        out.append(Spot(key, lanes, cols, (l0 + touch.lanes[1], c0 + touch.cols[1]), False, warp, given))
     return out

@@ -27,7 +27,9 @@ warning). The flagged instruction's own reads count after the check. Each load i
 first hazard.
 
 The same for tcgen05.st and ``tcgen05.wait::st``: a later tcgen05.ld or MMA of this thread reading
-cells the st wrote. Pure: no I/O.
+cells the st wrote; and a release, after which another warp may read or write them (9.7.16.8.5's example
+waits between a store and the MMA that reads its cells; the rules decide with the warps that wait on the
+mbarrier released). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -191,14 +193,25 @@ def _report(
 
 
 def after_other(machine: Any, ins: Any, s: Any, trace: Any) -> tuple[Pending, ...]:
-    """The pending loads after an instruction that is no tcgen05 one."""
+    """The pending loads after an instruction that is no tcgen05 one (a release also meets the pending
+    stores: :func:`released`)."""
     if ins.opcode.startswith(RELEASES):
         barrier = machine.barrier(ins, s.regs) if trace is not None and ins.head == "mbarrier" else None
         for p in s.pending:
             _report(trace, ins, ins.opcode.split(" ")[0], p, "ld", "release", p.consumed, barrier)
+        released(trace, ins, ins.opcode.split(" ")[0], s.stored, barrier)
         return ()
     plan = machine.plan
     return _read(s.pending, plan.reads(ins), plan.writes(ins), ins.head == "mov")
+
+
+def released(trace: Any, ins: Any, what: str, stored: tuple[Stored, ...], barrier: Any) -> None:
+    """A release while stores are not waited for: another warp that goes on after it may read or write
+    their cells before they are written (9.7.16.8.5's example waits with ``tcgen05.wait::st`` between a
+    store and the MMA that reads its cells; the rules decide with what the whole function touches). The
+    stores stay pending: the thread reading the cells back is a hazard of its own."""
+    for st in stored:
+        _report(trace, ins, what, st, "st", "release", False, barrier)
 
 
 def after_tcgen05(
@@ -232,6 +245,9 @@ def after_tcgen05(
                     continue
                 _report(trace, ins, what, p, "ld", r, p.consumed)
             pending = tuple(kept)
+    if stored and op == "commit":
+        barrier = machine.barrier(ins, s.regs) if trace is not None else None
+        released(trace, ins, what, stored, barrier)
     if stored and op in ("ld", "mma"):
         spots = spots if spots is not None else machine.spots(ins, s.regs)
         read = tuple(x for t, found in spots if not t.writes or op == "ld" for x in found)

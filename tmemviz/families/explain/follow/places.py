@@ -148,14 +148,20 @@ class Places:
             return place if place in self.known else self.aliases.get(place)
         return None
 
+    def spot_key(self, value: Any) -> Key:
+        """The allocation an address value lies in, as its cells are placed (None when not known): a
+        number is in the only allocation when that takes every column (:attr:`whole`), whose base is then
+        lane 0, column 0, so the number's lanes and columns are its cells there; otherwise numbers are
+        comparable with one another only (:data:`ABSOLUTE`)."""
+        key = self.base_key(value)
+        return self.sole if key is ABSOLUTE and self.whole else key
+
     def address_key(self, value: Any) -> Key:
         """The allocation an address value is in, or None when not known."""
         if type(value) is Vec:  # a group's warps: in one allocation when all agree
             keys = {self.address_key(v) for v in value.items}
             return keys.pop() if len(keys) == 1 else self.sole
-        key = self.base_key(value)
-        if key is ABSOLUTE and self.whole:
-            return self.sole
+        key = self.spot_key(value)
         return key if key is not None else self.sole
 
     def touches(self, ins: Instruction, regs: dict[str, Any]) -> list[Touch]:
