@@ -208,8 +208,8 @@ def after_other(machine: Any, ins: Any, s: Any, trace: Any) -> tuple[Pending, ..
 def released(trace: Any, ins: Any, what: str, stored: tuple[Stored, ...], barrier: Any) -> None:
     """A release while stores are not waited for: another warp that goes on after it may read or write
     their cells before they are written (9.7.16.8.5's example waits with ``tcgen05.wait::st`` between a
-    store and the MMA that reads its cells; the rules decide with what the whole function touches). The
-    stores stay pending: the thread reading the cells back is a hazard of its own."""
+    store and the MMA that reads its cells; the rules decide with what the warps waiting on the mbarrier
+    touch). The stores stay pending: the thread reading the cells back is a hazard of its own."""
     for st in stored:
         _report(trace, ins, what, st, "st", "release", False, barrier)
 
