@@ -201,17 +201,17 @@ def _ended(s: Statement | None, fn: FunctionState) -> Event:
 
 def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
     """Any instruction but tcgen05: constants (eager), the events it makes."""
+    if isinstance(fn.constants, Lazy):  # its registers are looked for when asked: nothing to follow now
+        return [Event("instruction", s, fn)] if every else None
     text = s.text
     opcode, head, rest = opcode_head_rest(text)
-    values = None if isinstance(fn.constants, Lazy) else fn.constants.values
+    values = fn.constants.values
     if not values and head not in CONSTANT_OPS and not every:
         return None  # the common case: nothing this instruction can change
-    parsed: PtxLine | None = None
-    if values is not None:  # eager: follow every register (lazy ones are looked for when asked)
-        try:
-            parsed = fn.constants.follow(text, opcode, head, rest)
-        except TmemvizError as exc:
-            return [Event("problem", s, fn, message=f"not read as PTX: {exc}")]
+    try:  # eager: every register followed
+        parsed: PtxLine | None = fn.constants.follow(text, opcode, head, rest)
+    except TmemvizError as exc:
+        return [Event("problem", s, fn, message=f"not read as PTX: {exc}")]
     return [Event("instruction", s, fn, line=parsed)] if every else []
 
 
