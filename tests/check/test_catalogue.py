@@ -36,7 +36,9 @@ tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;
 SKIP:
 bar.sync 0;
 ld.shared.b32 %r2, [%r4];
-tcgen05.ld.sync.aligned.32x32b.x2.b32 {{%r10, %r11}}, [%r2];
+shl.b32 %r5, %r3, 21; // lane 32w: each warp its own band (PTX 9.7.16.8.1)
+add.s32 %r6, %r2, %r5;
+tcgen05.ld.sync.aligned.32x32b.x2.b32 {{%r10, %r11}}, [%r6];
 tcgen05.wait::ld.sync.aligned;
 add.s32 %r12, %r10, %r11;
 bar.sync 0;

@@ -1,9 +1,17 @@
-"""A function's body as check's analysis reads it: launch bounds belong to the function they follow."""
+"""A function's body as check's analysis reads it: launch bounds belong to the function they follow, and
+every branch's targets are found."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 import tmemviz
 from tmemviz.families.explain.follow import follower
+from tmemviz.flow.cfg import build
+from tmemviz.ptx.body import Collector
+from tmemviz.ptx.stream import events
 
 PLAIN = """
 .visible .entry plain(
@@ -56,3 +64,27 @@ def test_bounds_after_a_function_without_tcgen05_are_the_next_ones(monkeypatch) 
     assert bounds_seen(HEAD + PLAIN + BOUNDED, monkeypatch)["bounded"] == (512, 1, 1)
     assert bounds_seen(HEAD + BOUNDED, monkeypatch)["bounded"] == (512, 1, 1)
     assert bounds_seen(HEAD + BOUNDED + PLAIN, monkeypatch).get("plain") is None
+
+
+KERNELS = Path(__file__).parents[1] / "kernels"
+
+
+@pytest.mark.parametrize("path", sorted(KERNELS.glob("**/*.ptx")), ids=lambda p: str(p.relative_to(KERNELS)))
+def test_every_tcgen05_instruction_of_every_fixture_is_reached_from_the_entry(path: Path) -> None:
+    """A branch whose targets the graph misses (a ``brx.idx`` list, a label in a scope) hides the code
+    behind it from every rule: in every kernel here, each tcgen05 instruction lies in a block the
+    function's entry reaches."""
+    collector = Collector()
+    with path.open() as f:
+        for event in events(f, every=True):
+            collector.observe(event)
+    collector.finish()
+    for body in collector.done:
+        graph = build(body.steps())
+        reached = set(graph.rpo)
+        missed = [
+            i.line
+            for i in body.instructions
+            if i.head == "tcgen05" and graph.block_of(i.index) not in reached
+        ]
+        assert not missed, f"{body.name}: lines {missed[:5]} are in no block the entry reaches"

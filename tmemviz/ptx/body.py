@@ -163,9 +163,8 @@ class Body:
                     Step(JUMP, targets=(str(target),) if target is not None else (), conditional=conditional)
                 )
             elif head == "brx":
-                names = self._brx_targets(c)
-                found = [self.label_of(n, c.scope) for n in names]
-                targets = tuple(str(t) for t in found if t is not None) if None not in found else ()
+                found = self.indexed(c)
+                targets = tuple(str(t) for t in found) if found is not None else ()
                 out.append(Step(JUMP, targets=targets, conditional=conditional))
             elif head in ("ret", "exit"):
                 out.append(Step(STOP, conditional=conditional))
@@ -175,9 +174,16 @@ class Body:
                 out.append(Step(PLAIN))
         return out
 
-    def _brx_targets(self, ins: Instruction) -> tuple[str, ...]:
+    def indexed(self, ins: Instruction) -> list[int] | None:
+        """The code indices of the labels a ``brx.idx`` picks from, in its list's order (index 0 first:
+        PTX ISA ``brx.idx``, the list a ``.branchtargets`` directive of the function names); None when
+        the list or one of its labels is not found."""
         operands = [o.strip() for o in ins.rest.split(",")]
-        return self.targets.get(operands[-1], ()) if len(operands) >= 2 else ()
+        names = self.targets.get(operands[-1]) if len(operands) >= 2 else None
+        if not names:
+            return None
+        found = [self.label_of(n, ins.scope) for n in names]
+        return None if None in found else found  # type: ignore[return-value]
 
 
 class Collector:
@@ -249,7 +255,12 @@ class Collector:
             return
         m = _TARGETS.match(text)
         if m:
-            body.targets[m.group(1)] = tuple(t.strip() for t in m.group(2).split(",") if t.strip())
+            body.targets[m.group(1)] = _names(m.group(2))
+        elif text.startswith(".branchtargets") and body.code and isinstance(body.code[-1], Label):
+            # "ts: .branchtargets L1, L2;" comes as the label, then the directive (the reader splits a
+            # label off what follows it): the label names the list, it is no place in the code.
+            name = body.code.pop().name
+            body.targets[name] = _names(text[len(".branchtargets") :])
 
     def explained(self, event: Any) -> None:
         """The reader's call after a tcgen05 event was explained; the record comes with :meth:`attach`."""
@@ -273,6 +284,11 @@ class Collector:
         if self.body is not None:
             self.done.append(self.body)
             self.body = None
+
+
+def _names(text: str) -> tuple[str, ...]:
+    """The labels of a ``.branchtargets`` list (``L1, L2, L3``), in order."""
+    return tuple(t.strip() for t in text.rstrip(";").split(",") if t.strip())
 
 
 def _launch_bounds(text: str) -> tuple[int, int, int] | None:

@@ -10,12 +10,13 @@ Every finding rests on what was proved; where the analysis cannot know it says n
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from tmemviz.errors import TmemvizError
 from tmemviz.families.check.arrivals import arrive_findings
+from tmemviz.families.check.bands import band_findings
 from tmemviz.families.check.budget import Peak, peaks, register_findings
 from tmemviz.families.check.findings import Finding, ordered
 from tmemviz.families.check.groups import Groups
@@ -67,6 +68,7 @@ class Checker:
         found = [
             *lifetime_findings(a, TMEM_COLUMNS), *outside_findings(a), *hazard_findings(a), *_budget(a, held),
             *pair_findings(a), *register_findings(a), *arrive_findings(a), *overlap_findings(a),
+            *band_findings(a), *_lists_not_found(body),
         ]  # fmt: skip
         new = peaks(a)
         self.peaks += new
@@ -94,6 +96,18 @@ class Checker:
             if not self.follower.may(callees, "dealloc"):
                 out += leaks
         return ordered(out)
+
+
+def _lists_not_found(body: Body) -> Iterator[Finding]:
+    """A ``brx.idx`` whose ``.branchtargets`` list (or one of its labels) is not in the function: the
+    control-flow graph has no edge out of it, so what only it reaches is judged by no rule."""
+    for ins in body.instructions:
+        if ins.head == "brx" and body.indexed(ins) is None:
+            yield Finding(
+                ins.line, "note", "unreadable",
+                f"the target list of {ins.text} is not found in the function (a .branchtargets list "
+                "of its labels), so the code only this branch reaches is not checked",
+            )  # fmt: skip
 
 
 def strongest(findings: Iterable[Finding]) -> list[Finding]:

@@ -47,6 +47,12 @@ RULES = (
         "traps and poisons the CUDA context.",
     ),
     Rule(
+        "warp-lanes",
+        "a tcgen05.ld/st touches lanes outside its warp's band (warp w of a warpgroup: lanes 32w..32w+31)",
+        "PTX 9.7.16.8.1 (access restrictions): each warp of a warpgroup may access one quarter of Tensor "
+        "Memory's lanes, warp w % 4 lanes 32(w % 4) to 32(w % 4)+31.",
+    ),
+    Rule(
         "never-freed",
         "a kernel allocates Tensor Memory and never frees it",
         "PTX ISA, tcgen05.alloc: Tensor Memory allocated by a CTA must be freed with tcgen05.dealloc before "
@@ -147,10 +153,13 @@ RULES = (
     ),
     Rule(
         "unreadable",
-        "a tcgen05 statement the PTX reader cannot read (so nothing about it is checked)",
+        "a tcgen05 statement the PTX reader cannot read (so nothing about it is checked), or a brx.idx "
+        "whose target list it cannot find (so nothing only that branch reaches is)",
         "PTX ISA 4 (Syntax): an instruction is an opcode and comma-separated operands ending in ';'. A "
         "tcgen05 statement read otherwise (a bracket never closed, an empty operand, the text ending "
-        "inside it) is judged by no rule, so check says so rather than report the kernel clean.",
+        "inside it) is judged by no rule, so check says so rather than report the kernel clean. PTX ISA "
+        "brx.idx: its list is a .branchtargets directive of the function; without it the branch's "
+        "targets are unknown (a note).",
     ),
 )
 """Every rule, in the order the documentation lists them."""

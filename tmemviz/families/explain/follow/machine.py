@@ -21,9 +21,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.follow import given as g
+from tmemviz.families.explain.follow import indexed
 from tmemviz.families.explain.follow.conditions import NEVER, refine
-from tmemviz.families.explain.follow.evaluate import Thread
+from tmemviz.families.explain.follow.evaluate import Thread, operand
 from tmemviz.families.explain.follow.lattice import Lattice
 from tmemviz.families.explain.follow.operands import Operands
 from tmemviz.families.explain.follow.pending import (
@@ -256,6 +258,8 @@ class Machine(Lattice, Operands):
                 self._trace.exits.append((line, dict(s.life)))
         if not b.succ:
             return {}
+        if last is not None and last.head == "brx":
+            return self._indexed(block, s, last)
         if last is None or last.guard is None or last.head not in ("bra", "brx", "ret", "exit", "trap"):
             return {succ: s.again() for succ in b.succ}
         try:
@@ -277,6 +281,35 @@ class Machine(Lattice, Operands):
                 state.stored = g.on_edge(state.stored, last.guard, taken)
             out[target] = state
         return {k: v for k, v in out.items() if v is not None}
+
+    def _indexed(self, block: int, s: State, last: Instruction) -> dict[int, State]:
+        """Where a ``brx.idx`` sends the group: the label its index picks from the list (PTX ISA
+        ``brx.idx``: zero-based; an index past the list is undefined behaviour, so every label is kept
+        for it), each label the index may be where it is one of a few numbers, every label where it is
+        not known; warps whose indices differ part ways (a warp-specialized kernel's dispatch to its
+        partitions: Triton's and TLX's). A guard that may be false falls through too."""
+        truth = self._guard(last, s.regs)
+        out: dict[int, State] = {}
+        if truth is not True:  # a guarded brx.idx not taken: the next block (flow.cfg: a conditional jump)
+            fall = self.plan.ends[block][1]
+            if fall is not None:
+                out[fall] = s.again()
+            if truth is False:
+                return out
+        order = self.plan.indexed(block)
+        if order is not None:  # a list not found gives no edge (flow.cfg; check notes the branch)
+            picked = indexed.picked(self._index(last, s.regs), order, self.thread.warps)
+            if len(picked) > 1 and self._trace is not None:
+                self._trace.dispatched.add(block)
+            for succ in picked:
+                out[succ] = s.again()
+        return out
+
+    def _index(self, ins: Instruction, regs: dict[str, Any]) -> Any:
+        try:
+            return operand(ins.parsed.operands[0].strip(), regs.get, self.thread, self.body)
+        except (TmemvizError, IndexError):
+            return None
 
     def body_end(self) -> int:
         code = self.body.code

@@ -203,7 +203,11 @@ class Plan:
         registers live at each block's entry for it (:attr:`live`), worked out on the way."""
         first = self._operands
         chosen, seen, skipped = set(first[0]), set(first[1]), list(first[2])
-        exits = [i for i in self.instructions if i.head in STEERS and i.head != "bra" and i.guard]
+        # Every guarded exit, and every brx.idx (its index picks the way: Machine._indexed).
+        exits = [
+            i for i in self.instructions
+            if (i.head in STEERS and i.head != "bra" and i.guard) or i.head == "brx"
+        ]  # fmt: skip
         branches = [i for i in self.instructions if i.head == "bra" and i.guard is not None]
         block_of = self.graph.block_of
         add = exits
@@ -307,6 +311,15 @@ class Plan:
             jumps = [x for x in b.succ if x != fall] if last.head in ("bra", "brx") else []
             out.append((last, fall, jumps))
         return out
+
+    def indexed(self, block: int) -> list[int] | None:
+        """The blocks the ``brx.idx`` closing ``block`` picks from, in its list's order (None: not found)."""
+        last = self.ends[block][0]
+        found = self.body.indexed(last) if last is not None and last.head == "brx" else None
+        if found is None:
+            return None
+        labels = self.graph.labels
+        return [labels[str(k)] for k in found]
 
     @cached_property
     def joins(self) -> frozenset[int]:

@@ -53,6 +53,10 @@ class Trace:
     marks: list[tuple[Instruction, dict[str, Any]]] = field(default_factory=list)
     """Of one block's record made while solving: its mbarrier instructions with the values of the
     registers their address reads, whose places are found only if it is the block's last record."""
+    dispatched: set[int] = field(default_factory=set)
+    """The blocks closed by a ``brx.idx`` whose index this group did not know: it went to every label of
+    the list, so which of its warps run what follows is not known (what a warp's own lanes allow is not
+    judged there: :mod:`tmemviz.families.check.bands`)."""
     split: list[tuple[int, ...]] | None = None
     """Of one block's record made while solving: the warps part ways at its exit, in these groups (a
     :class:`Split` raised if it is the block's last record)."""
@@ -65,6 +69,7 @@ class Trace:
         self.hazards += other.hazards
         self.barriers += other.barriers
         self.waits |= other.waits
+        self.dispatched |= other.dispatched
 
     @property
     def warp(self) -> int | None:

@@ -1,0 +1,81 @@
+"""The ``warp-lanes`` rule: a tcgen05.ld or tcgen05.st touching lanes outside its warp's band.
+
+PTX 9.7.16.8.1 (access restrictions): Tensor Memory's 128 lanes are four bands of 32, and warp ``w`` of a
+warpgroup (its warp index in the CTA, modulo 4) may access lanes ``32w..32w+31`` only, every column of
+them. Only what the analysis knows exactly is judged: a kernel with launch bounds (so each warp's index is
+known), an address one exact offset for that warp (:class:`~tmemviz.families.explain.follow.operands.
+Spot`), in a block the group's warps surely reach where they run it (not past a ``brx.idx`` whose index
+the analysis did not know: it sends every warp to every label, Triton's warp-specialized kernels read
+each worker warp's task from shared memory); the lanes of an ld or st are its shape's (32 from the
+address's lane for ``.32x32b``, 16 for the ``.16x*`` shapes). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from tmemviz.families.check.findings import Finding
+from tmemviz.families.explain.follow.kernel import Analysed
+
+BAND = 32
+"""Lanes per warp of a warpgroup (PTX 9.7.16.8.1)."""
+
+
+def band(warp: int) -> tuple[int, int]:
+    """The lanes warp ``warp`` of the CTA may access.
+
+    >>> band(0), band(5), band(11)
+    ((0, 31), (32, 63), (96, 127))
+    """
+    first = BAND * (warp % 4)
+    return first, first + BAND - 1
+
+
+def band_findings(a: Analysed) -> Iterable[Finding]:
+    if not a.bounded:  # without launch bounds a warp is only a range of %tid.x: its index is a guess
+        return
+    reported: set[int] = set()
+    graph = a.plan.graph
+    for t in a.traces:
+        if not t.warps:
+            continue
+        # Past a dispatch whose index the group did not know, a warp may be where it never goes.
+        unsure = graph.reaches(s for b in t.dispatched for s in graph.blocks[b].succ)
+        for access in t.accesses:
+            if access.op not in ("ld", "st") or access.ins.line in reported:
+                continue
+            if unsure and graph.block_of(access.ins.index) in unsure:
+                continue
+            found = _outside_band(access, t.warps)
+            if found is not None:
+                reported.add(access.ins.line)
+                yield _finding(a, access, *found)
+
+
+def _outside_band(access: Any, warps: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, int]] | None:
+    """The warps of the group whose exact spot of ``access`` leaves their band, with the lanes touched."""
+    for _, spots in access.spots:
+        for spot in spots:
+            if not spot.exact:
+                continue
+            lo, hi = spot.lanes
+            who = (spot.warp,) if spot.warp is not None else warps
+            wrong = tuple(w for w in who if not (band(w)[0] <= lo and hi <= band(w)[1]))
+            if wrong:
+                return wrong, (lo, hi)
+    return None
+
+
+def _finding(a: Analysed, access: Any, warps: tuple[int, ...], lanes: tuple[int, int]) -> Finding:
+    first, last = band(warps[0])
+    allowed = (
+        f"warp {warps[0]} is warp {warps[0] % 4} of its warpgroup and may access lanes {first}..{last} only"
+        if len(warps) == 1
+        else f"warp w may access lanes 32(w % 4)..32(w % 4)+31 only (warp {warps[0]}: {first}..{last})"
+    )
+    return Finding(
+        access.ins.line, a.severity("error", warps, access.ins.index), "warp-lanes",
+        f"tcgen05.{access.op} touches lanes {lanes[0]}..{lanes[1]}{a.who(warps, access.ins.index)}, but "
+        f"{allowed} (PTX 9.7.16.8.1, access restrictions)",
+    )  # fmt: skip
