@@ -56,3 +56,18 @@ def store_own_load(text: str) -> str | None:
         "\ttcgen05.wait::ld.sync.aligned;\n\t}"
     )
     return text[: ld.end()] + seed + text[ld.end() :]
+
+
+def next_band(text: str) -> str | None:
+    """After the first tcgen05.ld, an ``.x1`` ld of the lanes 32 past its address (lane field + 32): every
+    warp that runs it reads the next warp's band of lanes (PTX 9.7.16.8.1), or past lane 127."""
+    ld = LD_LINE.search(text)
+    if ld is None:
+        return None
+    seed = (
+        "\n\t{\n\t.reg .b32 %r_seed, %r_lane;\n"
+        f"\tadd.s32 %r_lane, {ld.group(1)}, 2097152;\n"
+        "\ttcgen05.ld.sync.aligned.32x32b.x1.b32 {%r_seed}, [%r_lane];\n"
+        "\ttcgen05.wait::ld.sync.aligned;\n\t}"
+    )
+    return text[: ld.end()] + seed + text[ld.end() :]

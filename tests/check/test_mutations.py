@@ -4,12 +4,14 @@ says how each kernel was made)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from check import checked
 from check import mutations as mut
+from check import mutations_flow as flow
 from check.seeds import SEEDS
 
 import tmemviz
@@ -81,6 +83,16 @@ def test_each_seeded_bug_is_found_by_its_rule(bug: str) -> None:
             missed.append(name)
     assert seeded >= 3, f"{bug}: seeded into only {seeded} kernels"
     assert found >= 0.9 * seeded, f"{bug}: {rule} found {found}/{seeded}; missed in {missed}"
+
+
+def test_a_load_in_the_next_warps_lanes_is_found_where_the_warps_are_known() -> None:
+    """warp-lanes judges kernels whose launch bounds say which warp each thread is in (docs/check.md);
+    in those, a load of the lanes 32 past a real one is found in at least 90%."""
+    bounded = [n for n in CORRECT if re.search(r"\.(reqntid|maxntid)\b", (KERNELS / n).read_text())]
+    seeded = [(n, flow.next_band((KERNELS / n).read_text())) for n in bounded]
+    seeded = [(n, t) for n, t in seeded if t is not None]
+    missed = [n for n, t in seeded if not any(r == "warp-lanes" for r, _, _ in failing(t))]
+    assert len(seeded) >= 10 and len(missed) <= 0.1 * len(seeded), missed
 
 
 def test_a_seeded_bug_is_not_reported_as_another() -> None:

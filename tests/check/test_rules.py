@@ -54,9 +54,10 @@ def good(cols: int = 64, extra: str = "") -> str:
 
 def test_rules_have_stable_unique_ids() -> None:
     assert [r.id for r in RULES] == [
-        "alloc-columns", "outside-allocation", "warp-lanes", "never-freed", "dealloc-mismatch", "use-after-dealloc",
-        "dealloc-twice", "cta-group-mixed", "pair-sync", "no-alloc", "capacity", "ld-registers",
-        "arrive-count", "operand-range", "alloc-overlap", "relinquish", "target", "wait-ld", "unreadable",
+        "alloc-columns", "outside-allocation", "warp-lanes", "never-freed", "dealloc-mismatch",
+        "use-after-dealloc", "dealloc-twice", "cta-group-mixed", "pair-sync", "no-alloc", "capacity",
+        "ld-registers", "arrive-count", "operand-range", "alloc-overlap", "relinquish", "target", "wait-ld",
+        "unreadable",
     ]  # fmt: skip
     assert len(BY_ID) == len(RULES) and SEVERITIES == ("error", "warning", "note")
 
