@@ -111,6 +111,16 @@ def test_which_warp_reads_which_part(catalog: Catalog) -> None:
     assert [(r.lanes, r.rows, r.taddr_offset) for r in f.regions][1] == ((48, 63), (16, 31), 32 << 16)
 
 
+def test_legal_n_per_layout(catalog: Catalog) -> None:
+    """One CTA: N a multiple of 8 in 8..256 for M=64 and M=128 (NVIDIA's CuTe DSL 4.8.1 checks, and its
+    shipped kernels run M=128, N=8; CUTLASS C++ 4.2.0 asks 16: docs/facts.md); a pair: 16 in 16..256."""
+    legal = {name: list(catalog.get(DATAPATH, name).legal_n()) for name in "ABCDF"}  # type: ignore[attr-defined]
+    assert legal["D"] == legal["F"] == list(range(8, 257, 8))
+    assert legal["A"] == legal["B"] == legal["C"] == list(range(16, 257, 16))
+    with pytest.raises(TmemvizError, match=r"N=12 is not legal for layout D .* a multiple of 8 in 8\.\.256"):
+        organize(catalog.get(DATAPATH, "D"), 12)
+
+
 def test_bad_n_and_offset_are_one_sentence(catalog: Catalog) -> None:
     with pytest.raises(TmemvizError, match=r"N=96 is not legal for layout G .* N must be 64, 128, 256"):
         organize(catalog.get(DATAPATH, "G"), 96)
