@@ -170,7 +170,7 @@ def test_every_byte_and_sf_id_assembles(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("byte", "sf"), CASES)
-def test_the_byte_is_shown_and_a_disagreeing_sf_id_is_a_warning(byte: int, sf: int) -> None:
+def test_the_byte_and_the_sf_id_are_shown_and_differing_is_no_warning(byte: int, sf: int) -> None:
     f = explained(scaled_kernel(scaled(byte, 3 - byte, sf, 3 - sf)))
     [mma] = mmas(f)
     # lane and column relative to the register (as an ld/st's); the byte is the address's own
@@ -178,13 +178,9 @@ def test_the_byte_is_shown_and_a_disagreeing_sf_id_is_a_warning(byte: int, sf: i
     assert mma["scale_b"] == {"base": "sfb", "lane": 0, "col": 0, "byte": 3 - byte}
     assert (mma["idesc"]["sfa_id"], mma["idesc"]["sfb_id"]) == (sf, 3 - sf)
     assert f"A scale factors at sfa + lane 0, column 0, byte {byte}" in mma["summary"]
-    said = [w["message"] for w in f["warnings"] if "scale-factor ID" in w["message"]]
-    if byte == sf:
-        assert said == []
-    else:
-        assert len(said) == 2  # A's and B's (3 - byte against 3 - sf)
-        assert f"A scale-factor ID (bits 29-30) is {sf}" in said[0] and f"names byte {byte}" in said[0]
-        assert f"B scale-factor ID (bits 4-5) is {3 - sf}" in said[1]
+    # A fixed address with the SF ID stepped along K is how DeepGEMM and TensorRT-LLM's shipped kernels
+    # pick each K step's byte (flashinfer-cubin 0.6.13); CUTLASS keeps the two equal: neither is a bug.
+    assert not [w for w in f["warnings"] if "scale-factor" in w["message"]]
 
 
 def test_a_byte_in_the_immediate_over_an_unknown_base_is_relative_and_judged_nowhere() -> None:
@@ -202,15 +198,16 @@ def test_a_byte_in_the_immediate_over_an_unknown_base_is_relative_and_judged_now
     assert not [w for w in f["warnings"] if "scale-factor" in w["message"]]
 
 
-def test_a_choice_of_idescs_is_judged_on_the_sf_id_they_share() -> None:
+def test_a_choice_of_idescs_shows_the_sf_id_they_share() -> None:
     body = (
         "selp.b32 %r3, 0x08a00000, 0x08a02000, %p1;\nor.b32 %r2, %r3, 0x40000000;\n"  # SF A ID 2 either way
         "mov.b32 sfa, 0x40000000;\nmov.b32 sfb, 0;\n"
         "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [%r1], %rd1, %rd1, %r2, [sfa], [sfb], %p1;\n"
     )
     f = explained(scaled_kernel(body))
-    [message] = [w["message"] for w in f["warnings"] if "scale-factor ID" in w["message"]]
-    assert "A scale-factor ID (bits 29-30) is 2" in message and "names byte 1" in message
+    [mma] = mmas(f)
+    assert mma["idesc"]["sfa_id"] == 2 and mma["scale_a"]["byte"] == 1
+    assert not [w for w in f["warnings"] if "scale-factor" in w["message"]]
 
 
 # -- scale-input-d ----------------------------------------------------------------------------------

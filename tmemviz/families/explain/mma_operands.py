@@ -1,19 +1,18 @@
 """An MMA's operands beyond its descriptor, as explain records them: A's Tensor Memory address when A is
 read from there (``[a-tmem]``, PTX 9.7.16.10.9), the scale-factor addresses of a block-scaled MMA
-(byte, lane, column: :mod:`tmemviz.families.mma.scale_operands`) and whether they agree with the
-descriptor's SF IDs, and what D becomes (enable-input-d, scale-input-d).
+(byte, lane, column: :mod:`tmemviz.families.mma.scale_operands`), and what D becomes (enable-input-d,
+scale-input-d). An address's byte (bits 31:30) that differs from the descriptor's SF ID is no warning:
+CUTLASS keeps them equal, DeepGEMM and TensorRT-LLM keep the address fixed and step the SF ID along K
+(docs/explain.md); both values are in the record.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from tmemviz.families.explain.scan import Module, Warning
 from tmemviz.families.mma.scale_operands import byte_of, formula, scale_input_d_problems, split
 from tmemviz.ptx.line import parse_address, parse_immediate
-
-_SCALES = (("scale_a", "sfa_id", "A", "bits 29-30"), ("scale_b", "sfb_id", "B", "bits 4-5"))
 
 
 def mma_meta(mma: Any) -> dict[str, Any]:
@@ -48,32 +47,6 @@ def mma_scales(mma: Any, bases: Any) -> dict[str, Any]:
             where["byte_offset"] = offset_byte
         out[name] = where
     return out
-
-
-def sf_agree(
-    out: dict[str, Any], fields: Mapping[str, Any], mma: Any, module: Module, n: int, what: str
-) -> None:
-    """Warn where a scale-factor address's byte (bits 31:30) and the descriptor's SF ID differ, both
-    known: the MMA would read that operand's scale factors from another byte than the address names."""
-    for name, field, operand, bits in _SCALES:
-        where = out.get(name)
-        sf = fields.get(field)
-        if not where or where.get("byte") is None or not isinstance(sf, int) or isinstance(sf, bool):
-            continue
-        if where["byte"] != sf:
-            address = getattr(mma, name)
-            text = f"[{address.base}{f' + {address.offset}' if address.base and address.offset else ''}]"
-            if address.base is None:
-                text = f"[{address.offset}]"
-            module.warnings.append(
-                Warning(
-                    n,
-                    f"{what}: its {operand} scale-factor ID ({bits}) is {sf}, but the {operand} scale-factor "
-                    f"address {text} names byte {where['byte']} (bits 31:30): one of them reads the scale "
-                    "factors from the wrong byte of each Tensor Memory word (CUTLASS sets the SF ID from "
-                    "the address's bits 31:30)",
-                )
-            )
 
 
 def mma_update(mma: Any, module: Module, n: int) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from tmemviz.catalog import Catalog
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain import answers
 from tmemviz.families.explain.memo import CellSet, Known, LazyCells, Made, Memo, remember
-from tmemviz.families.explain.mma_operands import mma_a, mma_meta, mma_scales, mma_update, sf_agree
+from tmemviz.families.explain.mma_operands import mma_a, mma_meta, mma_scales, mma_update
 from tmemviz.families.explain.scan import Function, Module, Warning
 from tmemviz.families.explain.short_ops import alloc, commit, fence, shift, wait
 from tmemviz.ptx.line import PtxLine
@@ -313,7 +313,6 @@ class Explainer:
         if len(value) > 1 or not value[0].exact:
             return self._choices(out, value, mma, module, n)
         found = decode(value[0].value & 0xFFFFFFFF, mma.kind)
-        sf_agree(out, found.fields, mma, module, n, f"idesc {mma.idesc} = 0x{found.value:08x}")
         out["idesc"] = {"value": found.value, "hex": f"0x{found.value:08x}", **found.fields}
         for problem in found.problems:
             module.warnings.append(Warning(n, f"idesc {mma.idesc} = 0x{found.value:08x}: {problem}"))
@@ -341,7 +340,6 @@ class Explainer:
         if c is None:
             c = self.choices[key] = decode_choices(tuple(value), mma.kind)
         out["idesc"] = record(c)
-        sf_agree(out, c.fields, mma, module, n, f"idesc {mma.idesc}")
         for problem in c.problems:
             module.warnings.append(Warning(n, f"idesc {mma.idesc} (one of {len(c.candidates)}): {problem}"))
         sparse = c.fields.get("sparse")
