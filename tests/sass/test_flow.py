@@ -187,6 +187,32 @@ def test_an_mma_guarded_like_its_move_sees_the_move() -> None:
     assert second["idesc"] is None
 
 
+@pytest.mark.parametrize(
+    ("between", "exact"),
+    [
+        ("", True),
+        ("/*0025*/ ISETP.NE.AND P0, PT, R1, RZ, PT ;", False),  # P0 written between the two votes
+        ("/*0025*/ @P1 EXIT ;", False),  # the warp may part: the votes may see other threads
+    ],
+)
+def test_an_mma_guarded_by_the_same_vote_as_its_move_sees_the_move(between: str, exact: bool) -> None:
+    """ptxas votes one predicate twice (as in DeepGEMM's kernels of flashinfer-cubin 0.6.13):
+    ``VOTEU.ANY UP0, P0; VOTEU.ANY UP3, P0; @UP3 UMOV UR7, idesc; @UP0 UTCQMMA ... idesc[UR7]``: UP0 and UP3
+    are the same, so the MMA reads the move's descriptor, not a choice with what UR7 held before."""
+    lines = [".text.k:", "/*0000*/ UMOV UR7, 0x40004040 ;", "/*0010*/ ELECT P0, URZ, PT ;",
+             "/*0020*/ VOTEU.ANY UP0, P0 ;", between, "/*0030*/ VOTEU.ANY UP3, P0 ;",
+             "/*0060*/ @UP3 UMOV UR7, 0x8a00000 ;",
+             "/*0070*/ @UP0 UTCQMMA gdesc[UR54], gdesc[UR56], tmem[UR13], tmem[UR6], idesc[UR7], tmem[UR10], "
+             "!UPT ;", "/*0080*/ EXIT ;"]  # fmt: skip
+    (document,) = tmemviz.explain(text="\n".join(x for x in lines if x)).lists()[0][1]
+    (mma,) = (r for r in document["instructions"] if r["op"] == "mma")
+    if exact:
+        assert mma["idesc"]["value"] == 0x08A00000
+        assert not document["warnings"]
+    else:
+        assert (mma["idesc"] or {}).get("value") != 0x08A00000
+
+
 def test_a_long_function_is_solved_in_parts_and_never_guesses(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past the bound on kept steps a function is explained part by part, each assuming any of its
     labels may be reached from elsewhere: a loop's constant is then lost, never made up."""

@@ -2,7 +2,9 @@
 (:mod:`tmemviz.sass.flow`), changed by each :class:`~tmemviz.sass.writes.Write` (whose module says what
 each instruction means). Facts map a register to a :data:`tmemviz.ptx.constants.Value`; ``R2@P0`` is what
 R2 holds when P0 is true, ``R2@`` marks that R2 holds something under some predicate, ``*@P0`` that
-``ELECT`` chose P0's thread. Pure: no I/O.
+``ELECT`` chose P0's thread, ``vote:ANY:P0:UP3`` that UP3 is ``VOTEU.ANY`` of P0 (so that UP0, voted the
+same from the same P0 with nothing written between, is the same predicate: ptxas guards a descriptor's
+move with one and the MMA with the other). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -38,14 +40,18 @@ def apply(write: Write, facts: Facts) -> None:
     if op == "all":
         facts.clear()
         return
-    if op == "diverge":
-        for key in [k for k in facts if k[:2] == "*@"]:
+    if op == "diverge":  # the active threads may change: an elected thread, a vote, are not the same
+        for key in [k for k in facts if k[:2] == "*@" or k.startswith(VOTES)]:
             del facts[key]
         return
     if write.predicates:
         _forget_under(facts, write.predicates)
         if not write.registers and op is None:
             return
+    if op == "VOTE":
+        facts[f"{VOTES}{write.modifiers[0]}:{write.operands[0]}:{write.predicates[0]}"] = _MARK
+        facts[VOTES] = _MARK
+        return
     if op == "R*":  # every general register, and what any holds under a predicate
         for key in [k for k in facts if k[:1] == "R"]:
             del facts[key]
@@ -109,6 +115,8 @@ CONDITIONS = "@"
 """A key present in facts that may hold what a register holds under a predicate (so that facts without
 any are not searched for them)."""
 _MARK: c.Value = (c.Bits(0, 1, 32),)
+VOTES = "vote:"
+"""The prefix of the facts that say which vote wrote a predicate (and, alone, that there are some)."""
 
 
 def _set(facts: Facts, name: str, value: c.Value | None) -> None:
@@ -134,8 +142,13 @@ def _drop_conditions(facts: Facts, name: str, keep: str | None) -> None:
 
 
 def _forget_under(facts: Facts, predicates: tuple[str, ...]) -> None:
-    """Forget what any register holds under one of ``predicates`` (they may have been written), and
-    that ``ELECT`` set them."""
+    """Forget what any register holds under one of ``predicates`` (they may have been written), that
+    ``ELECT`` set them, and the votes that wrote them or read them."""
+    if VOTES in facts:
+        for key in [k for k in facts if k.startswith(VOTES) and k != VOTES]:
+            _, _, voted, dest = key.split(":")
+            if dest in predicates or voted.lstrip("!") in predicates:
+                del facts[key]
     if CONDITIONS not in facts:
         return
     gone = [k for k in facts if "@" in k[1:] and k.rsplit("@", 1)[1].lstrip("!") in predicates]
@@ -148,11 +161,44 @@ _UNKNOWN = c.unknown()
 
 def _fact(facts: Facts, name: str, guard: str | None) -> c.Value | None:
     """What register ``name`` holds for an instruction under ``guard``."""
-    if guard is not None and CONDITIONS in facts:
-        found = facts.get(f"{name}@{guard}")
+    return under(facts, name, guard) or facts.get(name)
+
+
+def under(facts: Facts, name: str, guard: str | None) -> c.Value | None:
+    """What register ``name`` holds where ``guard`` is true, when the facts say more there than
+    everywhere: under the guard itself or under a predicate voted the same (:func:`same_as`).
+
+    >>> from tmemviz.sass.writes import write_in
+    >>> f = {}
+    >>> for line in ("UMOV UR7, 0x40004040", "ELECT P0, URZ, PT", "VOTEU.ANY UP0, P0", "VOTEU.ANY UP3, P0",
+    ...              "@UP3 UMOV UR7, 0x8a00000"):
+    ...     apply(write_in(line), f)
+    >>> [hex(b.value) for b in under(f, "UR7", "UP0")], len(f["UR7"])
+    (['0x8a00000'], 2)
+    >>> apply(write_in("ISETP.NE.AND P0, PT, R1, RZ, PT"), f); under(f, "UR7", "UP0") is None
+    True
+    """
+    if guard is None or CONDITIONS not in facts:
+        return None
+    found = facts.get(f"{name}@{guard}")
+    if found is not None or VOTES not in facts:
+        return found
+    negated = "!" if guard[:1] == "!" else ""
+    for other in same_as(facts, guard.lstrip("!")):
+        found = facts.get(f"{name}@{negated}{other}")
         if found is not None:
             return found
-    return facts.get(name)
+    return None
+
+
+def same_as(facts: Facts, predicate: str) -> list[str]:
+    """The predicates voted as ``predicate`` was (the same vote of the same predicate, nothing written
+    between): they hold the same value (PTX's ``vote.any`` over the same threads and inputs)."""
+    keys = [k for k in facts if k.startswith(VOTES) and k.endswith(f":{predicate}")]
+    if len(keys) != 1:
+        return []
+    signature = keys[0][: -len(predicate)]
+    return [k[len(signature) :] for k in facts if k.startswith(signature) and k != keys[0]]
 
 
 def _operand(

@@ -197,6 +197,8 @@ def _relevant(items: list[Any], reads: set[str]) -> list[Any]:
                     wanted.add(w.guard.lstrip("!"))
                 if w.op == "USEL" and w.operands[2:]:
                     wanted.add(w.operands[2].lstrip("!"))
+            elif w.op == "VOTE" and w.predicates[0] in wanted:  # its alias lasts while what it voted does
+                wanted.add(w.operands[0].lstrip("!"))
 
     def kept(w: Write | None) -> Write | None:
         if w is None or w.op in ("all", "diverge", "R*"):

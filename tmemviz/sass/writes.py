@@ -81,7 +81,9 @@ class Write(NamedTuple):
     op: str | None = None
     """An opcode of :data:`EVALUATED` whose value is worked out; ``"all"`` (every register forgotten: a
     call), ``"R*"`` (every general register forgotten), ``"ELECT"`` (its predicate marks the elected
-    thread), ``"diverge"`` (:data:`DIVERGE`); or None (the registers are forgotten)."""
+    thread), ``"VOTE"`` (an unguarded ``VOTEU.ANY``/``.ALL`` of the predicate in ``operands``: two of the
+    same predicate with nothing written between are the same), ``"diverge"`` (:data:`DIVERGE`); or None
+    (the registers are forgotten)."""
     operands: tuple[str, ...] = ()
     """The source operands, after the destination (and the carry-out predicates of ``UIADD3``)."""
     modifiers: tuple[str, ...] = ()
@@ -159,6 +161,10 @@ def _write(guard: str | None, opcode: str, mods: tuple[str, ...], ops: list[str]
     if opcode == "ELECT":
         registers = (f"UR{found.group(2)}",) if found and found.group(1) == "UR" else ()
         return Write(registers, "ELECT", guard=guard, predicates=predicates)
+    if opcode == "VOTEU" and mods[:1] in (("ANY",), ("ALL",)) and guard is None and len(ops) == 2:
+        voted = ops[1].strip()
+        if PREDICATE.match(first) and PREDICATE.match(voted):
+            return Write((), "VOTE", (voted,), mods[:1], predicates=predicates)
     if found is None:
         return Write((), guard=guard, predicates=predicates) if predicates else None
     kind, number = found.group(1), int(found.group(2))

@@ -16,7 +16,7 @@ from typing import Any
 
 from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.scan import Module
-from tmemviz.sass.facts import VARIES
+from tmemviz.sass.facts import VARIES, under
 from tmemviz.sass.line import PREDICATE, SassLine, bracket, parse_tmem
 
 _UR = re.compile(r"^UR(\d+)$")
@@ -56,7 +56,7 @@ def mma(
     register = idesc[1] if idesc else operands[idesc_at]
     facts = state.fn.constants.values
     # What the flow says the register holds here; under the MMA's own guard, if it says more there.
-    value = facts.get(f"{register}@{sass.guard}") if sass.guard else None
+    value = under(facts, register, sass.guard)
     value = value or state.fn.constants.get(register)
     varies = value is VARIES
     if value is not None and all(b.known == 0 for b in value):
