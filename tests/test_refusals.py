@@ -92,8 +92,10 @@ def test_a_written_split_offset_is_read(capsys: pytest.CaptureFixture[str]) -> N
 
 def test_tile_n_must_be_a_sum_of_legal_mma_ns(capsys: pytest.CaptureFixture[str]) -> None:
     line = bad(capsys, "tile", "--n", "100", "--shape", "32x32b")
-    assert "N=100 is not a sum of legal MMA N's" in line and "a multiple of 16 in 16..256" in line
+    assert "N=100 is not a sum of legal MMA N's" in line and "a multiple of 8 in 8..256" in line
     assert "a multiple of 8 in 8..256" in bad(capsys, "tile", "--m", "64", "--n", "100", "--shape", "32x32b")
+    pair = bad(capsys, "tile", "--m", "256", "--cta-group", "2", "--n", "40", "--shape", "32x32b")
+    assert "N=40 is not a sum" in pair and "a multiple of 16 in 16..256" in pair
     ok(capsys, "tile", "--n", "272", "--shape", "32x32b", "-f", "json")  # 256 + 16: two MMAs side by side
 
 

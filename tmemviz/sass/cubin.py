@@ -84,4 +84,4 @@ def cubin_lines(
         code = proc.wait()
     if code != 0:
         first = next((t.strip() for t in problem.splitlines() if t.strip()), f"exit status {code}")
-        raise TmemvizError(f"nvdisasm cannot read {name} (it needs a cubin, not a fat binary): {first}")
+        raise TmemvizError(f"nvdisasm cannot read {name}: {first} (it reads a whole cubin, not a fat binary)")

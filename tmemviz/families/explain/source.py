@@ -74,7 +74,9 @@ def scanned(
         raise TmemvizError("standard input (-) can be read only once; give - at most once")
     for name in names:
         _check_regular(name)
-    inputs: list[tuple[str, Iterable[str]]] = [(name, text_lines(name)) for name in names]
+    # A cubin is read from its path (nvdisasm needs the file): text alone comes through standard input.
+    what = "PTX or a SASS listing as text (a cubin by its path)"
+    inputs: list[tuple[str, Iterable[str]]] = [(name, text_lines(name, what)) for name in names]
     if text is not None:
         inputs.append(("<text>", text.splitlines()))
     inputs += named  # texts and cubins the Python API was given (tmemviz/sources.py), by their shown names
