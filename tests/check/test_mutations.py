@@ -86,8 +86,9 @@ def test_each_seeded_bug_is_found_by_its_rule(bug: str) -> None:
 
 
 def test_a_load_in_the_next_warps_lanes_is_found_where_the_warps_are_known() -> None:
-    """warp-lanes judges kernels whose launch bounds say which warp each thread is in (docs/check.md);
-    in those, a load of the lanes 32 past a real one is found in at least 90%."""
+    """A load of the lanes 32 past a real one: in the kernels whose launch bounds say which warp each
+    thread is in, found in at least 90% (without bounds, where the first load's lane offset is not one
+    number per group of threads, warp-lanes does not judge it: docs/check.md)."""
     bounded = [n for n in CORRECT if re.search(r"\.(reqntid|maxntid)\b", (KERNELS / n).read_text())]
     seeded = [(n, flow.next_band((KERNELS / n).read_text())) for n in bounded]
     seeded = [(n, t) for n, t in seeded if t is not None]

@@ -2,12 +2,18 @@
 
 PTX 9.7.16.8.1 (access restrictions): Tensor Memory's 128 lanes are four bands of 32, and warp ``w`` of a
 warpgroup (its warp index in the CTA, modulo 4) may access lanes ``32w..32w+31`` only, every column of
-them. Only what the analysis knows exactly is judged: a kernel with launch bounds (so each warp's index is
-known), an address one exact offset for that warp (:class:`~tmemviz.families.explain.follow.operands.
-Spot`), in a block the group's warps surely reach where they run it (not past a ``brx.idx`` whose index
-the analysis did not know: it sends every warp to every label, Triton's warp-specialized kernels read
-each worker warp's task from shared memory); the lanes of an ld or st are its shape's (32 from the
-address's lane for ``.32x32b``, 16 for the ``.16x*`` shapes). Pure: no I/O.
+them. Only what the analysis knows exactly is judged:
+
+* each warp; without launch bounds, each group of 32 threads by ``%tid.x``, as for every rule (a finding
+  in a group the CTA may not have is a note; in a CTA of more than one dimension such a group holds warps
+  whose bands differ only where no address built from ``%tid.x`` alone is right for all of them);
+* an address one exact offset for that warp (:class:`~tmemviz.families.explain.follow.operands.Spot`);
+* in a block the group's warps surely reach where they run it: not past a ``brx.idx`` whose index the
+  analysis did not know (it sends every warp to every label; Triton's warp-specialized kernels read each
+  worker warp's task from shared memory).
+
+The lanes of an ld or st are its shape's (32 from the address's lane for ``.32x32b``, 16 for the
+``.16x*`` shapes). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -33,8 +39,6 @@ def band(warp: int) -> tuple[int, int]:
 
 
 def band_findings(a: Analysed) -> Iterable[Finding]:
-    if not a.bounded:  # without launch bounds a warp is only a range of %tid.x: its index is a guess
-        return
     reported: set[int] = set()
     graph = a.plan.graph
     for t in a.traces:
