@@ -13,7 +13,7 @@ them. Only what the analysis knows exactly is judged:
   worker warp's task from shared memory).
 
 The lanes of an ld or st are its shape's (32 from the address's lane for ``.32x32b``, 16 for the
-``.16x*`` shapes). Pure: no I/O.
+``.16x*`` shapes); lanes past 127 are ``outside-allocation``'s finding, not this rule's. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Any
 
 from tmemviz.families.check.findings import Finding
 from tmemviz.families.explain.follow.kernel import Analysed
+from tmemviz.tmem import TMEM_LANES
 
 BAND = 32
 """Lanes per warp of a warpgroup (PTX 9.7.16.8.1)."""
@@ -61,9 +62,9 @@ def _outside_band(access: Any, warps: tuple[int, ...]) -> tuple[tuple[int, ...],
     """The warps of the group whose exact spot of ``access`` leaves their band, with the lanes touched."""
     for _, spots in access.spots:
         for spot in spots:
-            if not spot.exact:
-                continue
             lo, hi = spot.lanes
+            if not spot.exact or hi >= TMEM_LANES:  # past lane 127: outside-allocation says it
+                continue
             who = (spot.warp,) if spot.warp is not None else warps
             wrong = tuple(w for w in who if not (band(w)[0] <= lo and hi <= band(w)[1]))
             if wrong:
