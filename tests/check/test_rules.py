@@ -269,7 +269,11 @@ setp.lt.u32 %p1, %r5, 32;
 bar.sync 0;
 ld.shared.b32 %r2, [smem];
 add.s32 %r3, %r2, 64;
-"""
+shr.u32 %r6, %r5, 5;
+and.b32 %r6, %r6, 3;
+shl.b32 %r6, %r6, 21;
+add.s32 %r3, %r3, %r6;
+"""  # each warp its own band of lanes (PTX 9.7.16.8.1), column 64
         + LD.format(addr="%r3")
         + USE
         + """bra.uni $DONE;

@@ -64,7 +64,13 @@ def _compile(kernel: Any, signature: dict[str, str], constants: dict[str, Any]) 
     compiled = triton.compile(
         source, target=GPUTarget("cuda", 100, 32), options={"num_warps": 4, "num_stages": 1}
     )
-    return compiled.asm["ptx"]
+    lines = []
+    for line in compiled.asm["ptx"].splitlines(keepends=True):
+        if line.lstrip().startswith(".file") and '"' in line:  # a file's name, not the build machine's path
+            head, name, tail = line.split('"', 2)
+            line = f'{head}"{os.path.basename(name)}"{tail}'
+        lines.append(line)
+    return "".join(lines)
 
 
 def attention() -> str:
