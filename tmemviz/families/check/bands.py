@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from tmemviz.families.check.findings import Finding
+from tmemviz.families.check.findings import Finding, access_error
 from tmemviz.families.explain.follow.kernel import Analysed
 from tmemviz.tmem import TMEM_LANES
 
@@ -73,14 +73,12 @@ def _outside_band(access: Any, warps: tuple[int, ...]) -> tuple[tuple[int, ...],
 
 
 def _finding(a: Analysed, access: Any, warps: tuple[int, ...], lanes: tuple[int, int]) -> Finding:
-    first, last = band(warps[0])
-    allowed = (
-        f"warp {warps[0]} is warp {warps[0] % 4} of its warpgroup and may access lanes {first}..{last} only"
-        if len(warps) == 1
-        else f"warp w may access lanes 32(w % 4)..32(w % 4)+31 only (warp {warps[0]}: {first}..{last})"
+    w = warps[0]
+    first, last = band(w)
+    allowed = f"warp {w} is warp {w % 4} of its warpgroup and may access lanes {first}..{last} only"
+    if len(warps) > 1:
+        allowed = f"warp w may access lanes 32(w % 4)..32(w % 4)+31 only (warp {w}: {first}..{last})"
+    where = f" touches lanes {lanes[0]}..{lanes[1]}"
+    return access_error(
+        a, access, warps, "warp-lanes", where, f", but {allowed} (PTX 9.7.16.8.1, access restrictions)"
     )
-    return Finding(
-        access.ins.line, a.severity("error", warps, access.ins.index), "warp-lanes",
-        f"tcgen05.{access.op} touches lanes {lanes[0]}..{lanes[1]}{a.who(warps, access.ins.index)}, but "
-        f"{allowed} (PTX 9.7.16.8.1, access restrictions)",
-    )  # fmt: skip

@@ -28,6 +28,17 @@ class Finding:
         return {"line": self.line, "severity": self.severity, "rule": self.rule, "message": self.message}
 
 
+def access_error(a: Any, access: Any, warps: Any, rule: str, where: str, rest: str) -> Finding:
+    """An error at a Tensor Memory access (``tcgen05.OP{where} in warp W{rest}``) for the warps that make
+    it: a note where the CTA may not have them (:meth:`~tmemviz.families.explain.follow.kernel.Analysed.
+    severity`)."""
+    index = access.ins.index
+    return Finding(
+        access.ins.line, a.severity("error", warps, index), rule,
+        f"tcgen05.{access.op}{where}{a.who(warps, index)}{rest}",
+    )  # fmt: skip
+
+
 def at_least(severity: str, level: str) -> bool:
     """Whether ``severity`` is ``level`` or more severe.
 

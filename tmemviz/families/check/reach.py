@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from tmemviz.families.check.findings import Finding
+from tmemviz.families.check.findings import Finding, access_error
 from tmemviz.families.explain.follow.kernel import Analysed, allocations
 from tmemviz.families.explain.follow.maps import columns_of, outside
 from tmemviz.tmem import TMEM_LANES
@@ -54,8 +54,11 @@ def _finding(a: Analysed, access: Any, touch: Any, spot: Any, columns: int | Non
         if spot.number
         else f"from the base allocated on line {line}"
     )
-    return Finding(
-        access.ins.line, a.severity("error", warp, access.ins.index), "outside-allocation",
-        f"tcgen05.{access.op}{what} {where}{a.who(warp, access.ins.index)} {base}, which has {TMEM_LANES} "
-        f"lanes and {has}",
-    )  # fmt: skip
+    return access_error(
+        a,
+        access,
+        warp,
+        "outside-allocation",
+        f"{what} {where}",
+        f" {base}, which has {TMEM_LANES} lanes and {has}",
+    )
