@@ -188,20 +188,24 @@ def test_an_mma_guarded_like_its_move_sees_the_move() -> None:
 
 
 @pytest.mark.parametrize(
-    ("between", "exact"),
+    ("between", "after", "exact"),
     [
-        ("", True),
-        ("/*0025*/ ISETP.NE.AND P0, PT, R1, RZ, PT ;", False),  # P0 written between the two votes
-        ("/*0025*/ @P1 EXIT ;", False),  # the warp may part: the votes may see other threads
+        ("", "", True),
+        ("", "/*0065*/ ELECT P0, URZ, PT ;", True),  # P0 written after both votes: they still agree
+        ("/*0025*/ ISETP.NE.AND P0, PT, R1, RZ, PT ;", "", False),  # P0 written between the two votes
+        ("/*0025*/ @P1 EXIT ;", "", False),  # the warp may part: the votes may see other threads
     ],
 )
-def test_an_mma_guarded_by_the_same_vote_as_its_move_sees_the_move(between: str, exact: bool) -> None:
+def test_an_mma_guarded_by_the_same_vote_as_its_move_sees_the_move(
+    between: str, after: str, exact: bool
+) -> None:
     """ptxas votes one predicate twice (as in DeepGEMM's kernels of flashinfer-cubin 0.6.13):
     ``VOTEU.ANY UP0, P0; VOTEU.ANY UP3, P0; @UP3 UMOV UR7, idesc; @UP0 UTCQMMA ... idesc[UR7]``: UP0 and UP3
-    are the same, so the MMA reads the move's descriptor, not a choice with what UR7 held before."""
+    are the same, so the MMA reads the move's descriptor, not a choice with what UR7 held before (even where
+    P0 is elected again after the votes, as DeepGEMM's kernels do)."""
     lines = [".text.k:", "/*0000*/ UMOV UR7, 0x40004040 ;", "/*0010*/ ELECT P0, URZ, PT ;",
              "/*0020*/ VOTEU.ANY UP0, P0 ;", between, "/*0030*/ VOTEU.ANY UP3, P0 ;",
-             "/*0060*/ @UP3 UMOV UR7, 0x8a00000 ;",
+             "/*0060*/ @UP3 UMOV UR7, 0x8a00000 ;", after,
              "/*0070*/ @UP0 UTCQMMA gdesc[UR54], gdesc[UR56], tmem[UR13], tmem[UR6], idesc[UR7], tmem[UR10], "
              "!UPT ;", "/*0080*/ EXIT ;"]  # fmt: skip
     (document,) = tmemviz.explain(text="\n".join(x for x in lines if x)).lists()[0][1]

@@ -146,9 +146,14 @@ def _forget_under(facts: Facts, predicates: tuple[str, ...]) -> None:
     ``ELECT`` set them, and the votes that wrote them or read them."""
     if VOTES in facts:
         for key in [k for k in facts if k.startswith(VOTES) and k != VOTES]:
-            _, _, voted, dest = key.split(":")
-            if dest in predicates or voted.lstrip("!") in predicates:
+            _, kind, voted, dest = key.split(":")
+            if dest in predicates:
                 del facts[key]
+            elif voted.lstrip("!").rstrip("'") in predicates:
+                # What was voted changes: the votes made of it still agree with each other, never with
+                # one made of its new value (a prime sets them apart).
+                del facts[key]
+                facts[f"{VOTES}{kind}:{voted}':{dest}"] = _MARK
     if CONDITIONS not in facts:
         return
     gone = [k for k in facts if "@" in k[1:] and k.rsplit("@", 1)[1].lstrip("!") in predicates]
@@ -175,7 +180,9 @@ def under(facts: Facts, name: str, guard: str | None) -> c.Value | None:
     ...     apply(write_in(line), f)
     >>> [hex(b.value) for b in under(f, "UR7", "UP0")], len(f["UR7"])
     (['0x8a00000'], 2)
-    >>> apply(write_in("ISETP.NE.AND P0, PT, R1, RZ, PT"), f); under(f, "UR7", "UP0") is None
+    >>> apply(write_in("ELECT P0, URZ, PT"), f); [hex(b.value) for b in under(f, "UR7", "UP0")]
+    ['0x8a00000']
+    >>> apply(write_in("VOTEU.ANY UP2, P0"), f); under(f, "UR7", "UP2") is None
     True
     """
     if guard is None or CONDITIONS not in facts:
@@ -192,8 +199,9 @@ def under(facts: Facts, name: str, guard: str | None) -> c.Value | None:
 
 
 def same_as(facts: Facts, predicate: str) -> list[str]:
-    """The predicates voted as ``predicate`` was (the same vote of the same predicate, nothing written
-    between): they hold the same value (PTX's ``vote.any`` over the same threads and inputs)."""
+    """The predicates voted as ``predicate`` was (the same vote of the same value of one predicate, the
+    warp not split between): they hold the same value (PTX's ``vote.any`` over the same threads and
+    inputs), whatever is written to the voted predicate afterwards."""
     keys = [k for k in facts if k.startswith(VOTES) and k.endswith(f":{predicate}")]
     if len(keys) != 1:
         return []
