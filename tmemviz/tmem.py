@@ -24,6 +24,16 @@ TMEM_COLUMNS = 512
 """Per-CTA Tensor Memory: 128 lanes x 512 columns of 32 bits (PTX 9.7.16.2)."""
 
 
+def warp_band(warp: int) -> tuple[int, int]:
+    """The lanes warp ``warp`` of the CTA may touch: its band in its warpgroup (PTX 9.7.16.8.1).
+
+    >>> warp_band(0), warp_band(5), warp_band(11)
+    ((0, 31), (32, 63), (96, 127))
+    """
+    first = WARP_LANES * (warp % (TMEM_LANES // WARP_LANES))
+    return first, first + WARP_LANES - 1
+
+
 def warp_of(lane: int) -> int:
     """The warp (of a warpgroup) whose 32-lane band holds ``lane`` (PTX 9.7.16.8.1).
 

@@ -54,23 +54,14 @@ def _jit(kernel: Any) -> Any:
 
 
 def _compile(kernel: Any, signature: dict[str, str], constants: dict[str, Any]) -> str:
-    import triton
-    from triton.backends.compiler import GPUTarget
+    """The PTX for sm_100a, as the Triton fixtures' script writes it (``.file`` names without the build
+    machine's path)."""
     from triton.compiler import ASTSource
+    from triton_kernels import ptx_of  # beside this file
 
     for name in constants:
         signature[name] = "constexpr"
-    source = ASTSource(_jit(kernel), signature, constants)
-    compiled = triton.compile(
-        source, target=GPUTarget("cuda", 100, 32), options={"num_warps": 4, "num_stages": 1}
-    )
-    lines = []
-    for line in compiled.asm["ptx"].splitlines(keepends=True):
-        if line.lstrip().startswith(".file") and '"' in line:  # a file's name, not the build machine's path
-            head, name, tail = line.split('"', 2)
-            line = f'{head}"{os.path.basename(name)}"{tail}'
-        lines.append(line)
-    return "".join(lines)
+    return ptx_of(ASTSource(_jit(kernel), signature, constants), {"num_warps": 4, "num_stages": 1})
 
 
 def attention() -> str:

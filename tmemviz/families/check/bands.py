@@ -23,20 +23,7 @@ from typing import Any
 
 from tmemviz.families.check.findings import Finding, access_error
 from tmemviz.families.explain.follow.kernel import Analysed
-from tmemviz.tmem import TMEM_LANES
-
-BAND = 32
-"""Lanes per warp of a warpgroup (PTX 9.7.16.8.1)."""
-
-
-def band(warp: int) -> tuple[int, int]:
-    """The lanes warp ``warp`` of the CTA may access.
-
-    >>> band(0), band(5), band(11)
-    ((0, 31), (32, 63), (96, 127))
-    """
-    first = BAND * (warp % 4)
-    return first, first + BAND - 1
+from tmemviz.tmem import TMEM_LANES, warp_band, warp_of
 
 
 def band_findings(a: Analysed) -> Iterable[Finding]:
@@ -66,7 +53,7 @@ def _outside_band(access: Any, warps: tuple[int, ...]) -> tuple[tuple[int, ...],
             if not spot.exact or hi >= TMEM_LANES:  # past lane 127: outside-allocation says it
                 continue
             who = (spot.warp,) if spot.warp is not None else warps
-            wrong = tuple(w for w in who if not (band(w)[0] <= lo and hi <= band(w)[1]))
+            wrong = tuple(w for w in who if not warp_of(lo) == warp_of(hi) == w % 4)
             if wrong:
                 return wrong, (lo, hi)
     return None
@@ -74,7 +61,7 @@ def _outside_band(access: Any, warps: tuple[int, ...]) -> tuple[tuple[int, ...],
 
 def _finding(a: Analysed, access: Any, warps: tuple[int, ...], lanes: tuple[int, int]) -> Finding:
     w = warps[0]
-    first, last = band(w)
+    first, last = warp_band(w)
     allowed = f"warp {w} is warp {w % 4} of its warpgroup and may access lanes {first}..{last} only"
     if len(warps) > 1:
         allowed = f"warp w may access lanes 32(w % 4)..32(w % 4)+31 only (warp {w}: {first}..{last})"

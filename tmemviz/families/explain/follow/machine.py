@@ -260,7 +260,7 @@ class Machine(Lattice, Operands):
             return {}
         if last is not None and last.head == "brx":
             return self._indexed(block, s, last)
-        if last is None or last.guard is None or last.head not in ("bra", "brx", "ret", "exit", "trap"):
+        if last is None or last.guard is None or last.head not in ("bra", "ret", "exit", "trap"):
             return {succ: s.again() for succ in b.succ}
         try:
             truth = self._guard(last, s.regs)

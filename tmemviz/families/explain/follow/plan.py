@@ -51,6 +51,7 @@ class Plan:
         self._passable: dict[int, bool] = {}
         self._fixed: dict[int, dict[str, Any]] = {}
         self._regions: dict[int, Region | None] = {}
+        self._indexed: dict[int, list[int] | None] = {}
 
     def effect(self, ins: Instruction, regs: dict[str, Any], thread: Any) -> dict[str, Any]:
         """:func:`~tmemviz.families.explain.follow.evaluate.effect`, remembered by what it depends on (the
@@ -313,13 +314,14 @@ class Plan:
         return out
 
     def indexed(self, block: int) -> list[int] | None:
-        """The blocks the ``brx.idx`` closing ``block`` picks from, in its list's order (None: not found)."""
-        last = self.ends[block][0]
-        found = self.body.indexed(last) if last is not None and last.head == "brx" else None
-        if found is None:
-            return None
-        labels = self.graph.labels
-        return [labels[str(k)] for k in found]
+        """The blocks the ``brx.idx`` closing ``block`` picks from, in its list's order (None: not found);
+        worked out once per block (the solve asks at every visit)."""
+        if block not in self._indexed:
+            last = self.ends[block][0]
+            found = self.body.indexed(last) if last is not None and last.head == "brx" else None
+            labels = self.graph.labels
+            self._indexed[block] = None if found is None else [labels[str(k)] for k in found]
+        return self._indexed[block]
 
     @cached_property
     def joins(self) -> frozenset[int]:
