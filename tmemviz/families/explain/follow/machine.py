@@ -62,15 +62,18 @@ class Machine(Lattice, Operands):
         self._solved: dict[int, Trace] = {}
         self._barriers: dict[tuple[Any, ...], frozenset[Any] | None] = {}
         self._operand_of: dict[int, tuple[str, list[str]] | None] = {}
+        self._last: dict[int, tuple[State, dict[int, State], int]] = {}
+        """While solving: each block's latest entry state, what its transfer gave, and how many aliases
+        the allocations had then (:meth:`_again`)."""
 
     # -- running -------------------------------------------------------------------------------------
     def solve(self) -> dict[int, State]:
-        self._records = {}
+        self._records, self._last = {}, {}
         assigned = self.keys.assigned
         try:
             states = solve(self.plan.graph, State({}, {}), self)
         finally:
-            records, self._records = self._records, None
+            records, self._records, self._last = self._records, None, {}
         # A block's last transfer in the worklist was from its final state: what it noted is what a pass
         # over the solution would note, unless the allocations' aliases changed on the way (then that
         # pass is made).
@@ -105,13 +108,58 @@ class Machine(Lattice, Operands):
         records = self._records
         if records is None:
             return self._transfer(block, state)
+        out = self._again(block, state)
+        if out is not None:
+            return out
         record = self._trace = Trace(self.thread.warps)
         try:
             out = self._transfer(block, state)
         finally:
             self._trace = None
         records[block] = record
+        self._last[block] = (state, out, self.keys.assigned)
         return out
+
+    def _again(self, block: int, state: State) -> dict[int, State] | None:
+        """What ``block`` gives from ``state`` when it differs from the block's last entry state only in
+        registers its code does not name (None otherwise): the last outcome, those registers carried
+        through (kept where paths join only where they are live), and the last record. A loop whose
+        counter gains a value each round (up to :data:`~tmemviz.families.explain.follow.values.
+        MAX_COUNTED`) changes that register alone in most of its blocks: they are not run again."""
+        last = self._last.get(block)
+        if last is None:
+            return None
+        before, out, assigned = last
+        if assigned != self.keys.assigned or not _alike(before, state):
+            return None
+        old, new = before.regs, state.regs
+        if old is new:
+            changed: list[str] = []
+        else:
+            changed = [k for k, v in new.items() if (w := old.get(k)) is not v and w != v]
+            changed += [k for k in old if k not in new]
+        plan = self.plan
+        named = plan.named(block)
+        if not named.isdisjoint(changed):
+            return None
+        closing = plan.ends[block][0]
+        if closing is not None and closing.guard is not None:  # the register its branch refines
+            p = new.get(closing.guard.lstrip("!"))
+            if isinstance(p, Pred) and p.cond is not None and p.cond[1] in changed:
+                return None
+        live, joins = plan.live, plan.joins
+        again: dict[int, State] = {}
+        for succ, st in out.items():
+            regs = dict(st.regs)
+            for k in changed:
+                v = new.get(k)
+                if v is None or (succ in joins and k not in live[succ]):
+                    regs.pop(k, None)
+                else:
+                    regs[k] = v
+            again[succ] = State(regs, st.life, st.pending, st.stored, st.waited, st.facts)
+        self._last[block] = (state, again, assigned)
+        return again
 
     def _transfer(self, block: int, state: State) -> dict[int, State]:
         s = State(dict(state.regs), dict(state.life), state.pending, state.stored, state.waited, state.facts)
@@ -374,6 +422,14 @@ class Machine(Lattice, Operands):
             )
         if op == "ld" and ins.index in self.relevant:
             self._assign(ins, s, maybe)
+
+
+def _alike(a: State, b: State) -> bool:
+    """Whether two states agree in all but their registers."""
+    return (
+        (a.life is b.life or a.life == b.life) and a.pending == b.pending and a.stored == b.stored
+        and a.waited == b.waited and a.facts == b.facts
+    )  # fmt: skip
 
 
 def _unpinned(facts: frozenset[tuple[str, Any]], written: Any) -> frozenset[tuple[str, Any]]:

@@ -52,6 +52,7 @@ class Plan:
         self._fixed: dict[int, dict[str, Any]] = {}
         self._regions: dict[int, Region | None] = {}
         self._indexed: dict[int, list[int] | None] = {}
+        self._named: dict[int, frozenset[str]] = {}
 
     def effect(self, ins: Instruction, regs: dict[str, Any], thread: Any) -> dict[str, Any]:
         """:func:`~tmemviz.families.explain.follow.evaluate.effect`, remembered by what it depends on (the
@@ -312,6 +313,15 @@ class Plan:
             jumps = [x for x in b.succ if x != fall] if last.head in ("bra", "brx") else []
             out.append((last, fall, jumps))
         return out
+
+    def named(self, block: int) -> frozenset[str]:
+        """Every register ``block``'s code names (what it may read or write), worked out when first
+        asked (for the blocks a solve visits again)."""
+        found = self._named.get(block)
+        if found is None:
+            text = " ".join(ins.text for ins in self.code[block])
+            found = self._named[block] = frozenset(self.body.registers(text))
+        return found
 
     def indexed(self, block: int) -> list[int] | None:
         """The blocks the ``brx.idx`` closing ``block`` picks from, in its list's order (None: not found);
