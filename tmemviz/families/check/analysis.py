@@ -54,7 +54,8 @@ class Checker:
 
     def function(self, body: Body, a: Analysed | None) -> None:
         texts = [(i.line, i.text) for i in body.instructions if i.head == "tcgen05"]
-        callees = callees_of(body)
+        summary = self.follower.summaries.get(body.name) if self.follower is not None else None
+        callees = summary.callees if summary is not None else callees_of(body)  # read once per function
         self.groups.function(body.name, body.entry, texts, callees)
         if a is None:
             return

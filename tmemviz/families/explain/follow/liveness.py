@@ -43,6 +43,10 @@ class Registers:
             found = self._masks[ins.index] = (self._bits(reads(ins)), self._bits(writes(ins)))
         return found
 
+    def known(self, ins: Instruction) -> tuple[int, int] | None:
+        """The bits of ``ins`` where they were worked out (None otherwise)."""
+        return self._masks.get(ins.index)
+
     def _bits(self, names: tuple[str, ...]) -> int:
         out = 0
         for name in names:
@@ -54,10 +58,18 @@ class Registers:
         return out
 
     def named(self, bits: int) -> frozenset[str]:
-        """The names of the set bits: the binary digits, lowest first, as the flags of
-        :func:`itertools.compress` (a pass in C, where peeling bits off an integer of thousands of bits,
-        as a kernel's registers make, costs a pass over all of them per bit)."""
-        return frozenset(compress(self.names, bin(bits)[:1:-1].encode().translate(_FLAGS)))
+        """The names of the set bits. Few bits are peeled off one by one; many, as the binary digits,
+        lowest first, as the flags of :func:`itertools.compress` (a pass in C, where peeling bits off an
+        integer of thousands of bits, as a kernel's registers make, costs a pass over all of them per
+        bit: dearer past some 60 bits)."""
+        if bits.bit_count() > 60:
+            return frozenset(compress(self.names, bin(bits)[:1:-1].encode().translate(_FLAGS)))
+        names, out = self.names, []
+        while bits:
+            low = bits & -bits
+            out.append(names[low.bit_length() - 1])
+            bits ^= low
+        return frozenset(out)
 
 
 _FLAGS = bytes.maketrans(b"01", b"\x00\x01")
@@ -69,6 +81,12 @@ class Live(Sequence[frozenset[str]]):
     def __init__(self, bits: list[int], registers: Registers) -> None:
         self._bits, self._registers = bits, registers
         self._sets: dict[int, frozenset[str]] = {}
+
+    def dead(self, block: int, ins: Instruction) -> bool:
+        """Whether ``ins``, one of the instructions this liveness was worked out for, writes no register
+        live at ``block``'s entry (on the bits: no set made; another instruction is taken to write one)."""
+        masks = self._registers.known(ins)
+        return masks is not None and not self._bits[block] & masks[1]
 
     @overload
     def __getitem__(self, i: int) -> frozenset[str]: ...

@@ -132,16 +132,23 @@ class Machine(Lattice, Operands):
         before, out, assigned = last
         if assigned != self.keys.assigned or not _alike(before, state):
             return None
+        plan = self.plan
+        # Allocations' states and the loads waited for change only at tcgen05 instructions (and are
+        # noted at exits): elsewhere they go through as they came.
+        life = before.life is not state.life and before.life != state.life
+        waited = before.waited != state.waited
+        if (life or waited) and not plan.transparent(block):
+            return None
         old, new = before.regs, state.regs
         if old is new:
             changed: list[str] = []
         else:
             changed = [k for k, v in new.items() if (w := old.get(k)) is not v and w != v]
             changed += [k for k in old if k not in new]
-        plan = self.plan
-        named = plan.named(block)
-        if not named.isdisjoint(changed):
+        read, written = plan.named(block, bool(state.pending))
+        if not read.isdisjoint(changed):
             return None
+        changed = [k for k in changed if k not in written]  # what it gave them stands
         closing = plan.ends[block][0]
         if closing is not None and closing.guard is not None:  # the register its branch refines
             p = new.get(closing.guard.lstrip("!"))
@@ -157,7 +164,10 @@ class Machine(Lattice, Operands):
                     regs.pop(k, None)
                 else:
                     regs[k] = v
-            again[succ] = State(regs, st.life, st.pending, st.stored, st.waited, st.facts)
+            again[succ] = State(
+                regs, state.life if life else st.life, st.pending, st.stored,
+                state.waited if waited else st.waited, st.facts,
+            )  # fmt: skip
         self._last[block] = (state, again, assigned)
         return again
 
@@ -425,11 +435,8 @@ class Machine(Lattice, Operands):
 
 
 def _alike(a: State, b: State) -> bool:
-    """Whether two states agree in all but their registers."""
-    return (
-        (a.life is b.life or a.life == b.life) and a.pending == b.pending and a.stored == b.stored
-        and a.waited == b.waited and a.facts == b.facts
-    )  # fmt: skip
+    """Whether two states agree in their pending loads and stores and their pinned registers."""
+    return a.pending == b.pending and a.stored == b.stored and a.facts == b.facts
 
 
 def _unpinned(facts: frozenset[tuple[str, Any]], written: Any) -> frozenset[tuple[str, Any]]:

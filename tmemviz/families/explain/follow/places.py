@@ -71,6 +71,7 @@ class Places:
                 ins.head in ("st", "atom", "red")
                 and ".global" not in ins.opcode
                 and ".param" not in ins.opcode
+                and ".local" not in ins.opcode  # an alloc writes its address to shared memory
             ):
                 if not self._may_be_static(ins):
                     continue

@@ -13,7 +13,6 @@ Pure: no I/O.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
 from functools import cached_property
 from typing import Any
 
@@ -26,6 +25,7 @@ from tmemviz.families.explain.follow.regions import Region, plain, region
 from tmemviz.families.explain.follow.values import Vec, element, vec
 from tmemviz.flow.cfg import Graph, build
 from tmemviz.ptx.body import Body, Instruction, Label
+from tmemviz.ptx.line import opcode_types
 
 MAX_REMEMBERED = 1 << 16
 """Evaluations kept per function (a bound on memory, whatever the function)."""
@@ -52,13 +52,20 @@ class Plan:
         self._fixed: dict[int, dict[str, Any]] = {}
         self._regions: dict[int, Region | None] = {}
         self._indexed: dict[int, list[int] | None] = {}
-        self._named: dict[int, frozenset[str]] = {}
+        self._named: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+        self._transparent: dict[int, bool] = {}
 
     def effect(self, ins: Instruction, regs: dict[str, Any], thread: Any) -> dict[str, Any]:
         """:func:`~tmemviz.families.explain.follow.evaluate.effect`, remembered by what it depends on (the
         values it reads, and the warp where it reads the thread's position): warps and the rounds of a
         loop meet the same statement with the same values again and again."""
         index = ins.index
+        copy = self.copies.get(index)
+        if copy is not None:  # a register moved to another: the value itself, where it fits as it is
+            value = regs.get(copy[1])
+            kind = type(value)
+            if kind is not Vec and (kind is not tuple or all(b.width == copy[2] for b in value)):
+                return {copy[0]: value}
         if index in self.fixed:  # the same whatever it reads: worked out once
             found = self._fixed.get(index)
             if found is None:
@@ -108,14 +115,12 @@ class Plan:
             found = self._passable[block] = self._region_is_plain(block, self.relevant, self.live)
         return found
 
-    def _region_is_plain(
-        self, block: int, relevant: frozenset[int] | set[int], live: Sequence[frozenset[str]]
-    ) -> bool:
+    def _region_is_plain(self, block: int, relevant: frozenset[int] | set[int], live: Live) -> bool:
         """Whether ``block``'s closing branch meets its other way again over plain code
         (:mod:`~tmemviz.families.explain.follow.regions`) for the evaluated ``relevant``."""
         if block not in self._regions:
             self._regions[block] = region(self.graph, self.code, self.releases, self.writes, block)
-        return plain(self._regions[block], relevant, live, self.writes)
+        return plain(self._regions[block], relevant, live.dead)
 
     @cached_property
     def proofs(self) -> Proofs:
@@ -192,7 +197,7 @@ class Plan:
         return self._close({*chosen, *(i.index for i in rest)}, set(seen), needed, False)[0]
 
     @cached_property
-    def _steering(self) -> tuple[frozenset[int], frozenset[str], list[str], Sequence[frozenset[str]]]:
+    def _steering(self) -> tuple[frozenset[int], frozenset[str], list[str], Live]:
         """The slice of what tcgen05 and mbarrier instructions read, grown by the predicates of the
         branches that matter: every guarded exit, and each branch whose two ways do not meet again over
         plain code (:meth:`_region_is_plain`, judged with the slice grown so far). A branch around plain
@@ -224,6 +229,27 @@ class Plan:
             ]  # fmt: skip
             if not add:
                 return frozenset(chosen), frozenset(seen), skipped, live
+
+    @cached_property
+    def copies(self) -> dict[int, tuple[str, str, int]]:
+        """The evaluated unguarded integer moves of one register to another (most of what a kernel's
+        slice evaluates: copies where paths join, operands of inline asm): index -> (destination, source,
+        width). :func:`~tmemviz.families.explain.follow.evaluate.effect` gives the source's value, fitted
+        to the width; :meth:`effect` takes it as it is where it already fits."""
+        out = {}
+        for ins in self.instructions:
+            if ins.head != "mov" or ins.guard is not None or ins.index not in self.relevant:
+                continue
+            parts = [p.strip() for p in ins.rest.split(",")]
+            if len(parts) != 2 or not all(p[:1] == "%" and "." not in p for p in parts):
+                continue
+            if parts[1] in ("%laneid", "%warpid"):  # the thread's position, not a register
+                continue
+            kinds, width, _, floating = opcode_types(ins.opcode)
+            if floating or "pred" in kinds:
+                continue
+            out[ins.index] = (parts[0], parts[1], width)
+        return out
 
     @cached_property
     def fixed(self) -> frozenset[int]:
@@ -314,13 +340,39 @@ class Plan:
             out.append((last, fall, jumps))
         return out
 
-    def named(self, block: int) -> frozenset[str]:
-        """Every register ``block``'s code names (what it may read or write), worked out when first
+    def named(self, block: int, pending: bool) -> tuple[frozenset[str], frozenset[str]]:
+        """What a transfer of ``block`` may read of its entry state, and the registers it surely writes
+        (whatever they held): the evaluated instructions', the releases' and the closing instruction's
+        (a guarded write may keep the old value: read too); with loads ``pending`` (whose registers any
+        instruction may read or copy), every register its code names is read. Worked out when first
         asked (for the blocks a solve visits again)."""
-        found = self._named.get(block)
+        key = -1 - block if pending else block
+        found = self._named.get(key)
         if found is None:
-            text = " ".join(ins.text for ins in self.code[block])
-            found = self._named[block] = frozenset(self.body.registers(text))
+            code, relevant, releases = self.code[block], self.relevant, self.releases
+            if pending:
+                found = (frozenset(self.body.registers(" ".join(ins.text for ins in code))), frozenset())
+            else:
+                looked = [i for i in code if i.index in relevant or i.index in releases]
+                if code and code[-1] not in looked:
+                    looked.append(code[-1])
+                read: set[str] = set()
+                written: set[str] = set()
+                for i in looked:
+                    read.update(self.reads(i))
+                    (read if i.guard is not None or i.head == "tcgen05" else written).update(self.writes(i))
+                found = (frozenset(read), frozenset(written - read))
+            self._named[key] = found
+        return found
+
+    def transparent(self, block: int) -> bool:
+        """Whether ``block`` holds no tcgen05 instruction and no exit: what the analysis knows of the
+        allocations and of the loads waited for goes through it unchanged."""
+        found = self._transparent.get(block)
+        if found is None:
+            found = self._transparent[block] = not self.graph.blocks[block].exits and all(
+                ins.head != "tcgen05" for ins in self.code[block]
+            )
         return found
 
     def indexed(self, block: int) -> list[int] | None:
@@ -339,7 +391,7 @@ class Plan:
         return frozenset(i for i, b in enumerate(self.graph.blocks) if len(b.pred) > 1)
 
     @cached_property
-    def live(self) -> Sequence[frozenset[str]]:
+    def live(self) -> Live:
         """Per block, the registers an evaluated instruction may read from its entry on before writing
         them (live at the entry): all a state needs to keep there (made a set on first look: the solve
         looks only where paths join)."""

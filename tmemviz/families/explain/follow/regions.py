@@ -56,15 +56,11 @@ def region(
     return meet, out
 
 
-def plain(
-    found: Region | None,
-    evaluated: Collection[int],
-    live: Sequence[frozenset[str]],
-    writes: Callable[[Instruction], tuple[str, ...]],
-) -> bool:
+def plain(found: Region | None, evaluated: Collection[int], dead: Callable[[int, Instruction], bool]) -> bool:
     """Whether a region (:func:`region`) is plain for the ``evaluated`` instructions: none of them in it
-    writes a register still ``live`` where its ways meet, so the state there is the same either way."""
+    writes a register still live where its ways meet (``dead(meet, ins)``: it does not), so the state
+    there is the same either way."""
     if found is None:
         return False
-    at_meet = live[found[0]]
-    return all(ins.index not in evaluated or at_meet.isdisjoint(writes(ins)) for ins in found[1])
+    meet = found[0]
+    return all(ins.index not in evaluated or dead(meet, ins) for ins in found[1])
