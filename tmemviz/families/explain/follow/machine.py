@@ -130,14 +130,22 @@ class Machine(Lattice, Operands):
         if last is None:
             return None
         before, out, assigned = last
-        if assigned != self.keys.assigned or not _alike(before, state):
+        if assigned != self.keys.assigned or before.facts != state.facts:
             return None
         plan = self.plan
         # Allocations' states and the loads waited for change only at tcgen05 instructions (and are
-        # noted at exits): elsewhere they go through as they came.
+        # noted at exits): elsewhere they go through as they came. So do the pending loads and stores
+        # where nothing releases other warps and no instruction names a pending load's registers (its
+        # data or the address it was read from), and no store carries values of its path.
         life = before.life is not state.life and before.life != state.life
         waited = before.waited != state.waited
-        if (life or waited) and not plan.transparent(block):
+        pending = before.pending != state.pending
+        stored = before.stored != state.stored
+        if (life or waited or pending or stored) and not plan.transparent(block):
+            return None
+        if pending and not _untouched(plan.named(block, True)[0], before.pending + state.pending):
+            return None
+        if stored and (_carrying(before.stored) or _carrying(state.stored)):
             return None
         old, new = before.regs, state.regs
         if old is new:
@@ -165,8 +173,8 @@ class Machine(Lattice, Operands):
                 else:
                     regs[k] = v
             again[succ] = State(
-                regs, state.life if life else st.life, st.pending, st.stored,
-                state.waited if waited else st.waited, st.facts,
+                regs, state.life if life else st.life, state.pending if pending else st.pending,
+                state.stored if stored else st.stored, state.waited if waited else st.waited, st.facts,
             )  # fmt: skip
         self._last[block] = (state, again, assigned)
         return again
@@ -434,9 +442,9 @@ class Machine(Lattice, Operands):
             self._assign(ins, s, maybe)
 
 
-def _alike(a: State, b: State) -> bool:
-    """Whether two states agree in their pending loads and stores and their pinned registers."""
-    return a.pending == b.pending and a.stored == b.stored and a.facts == b.facts
+def _untouched(named: frozenset[str], pending: tuple[Pending, ...]) -> bool:
+    """Whether none of ``named`` holds a pending load's data or the address it was read from."""
+    return all(named.isdisjoint(p.regs) and all(b[0] not in named for b in p.bases) for p in pending)
 
 
 def _unpinned(facts: frozenset[tuple[str, Any]], written: Any) -> frozenset[tuple[str, Any]]:

@@ -366,12 +366,14 @@ class Plan:
         return found
 
     def transparent(self, block: int) -> bool:
-        """Whether ``block`` holds no tcgen05 instruction and no exit: what the analysis knows of the
-        allocations and of the loads waited for goes through it unchanged."""
+        """Whether ``block`` holds no tcgen05 instruction, no release and no exit: what the analysis
+        knows of the allocations, of the loads waited for and of the pending loads' and stores' cells
+        goes through it unchanged (:meth:`~tmemviz.families.explain.follow.machine.Machine._again`)."""
         found = self._transparent.get(block)
         if found is None:
+            releases = self.releases
             found = self._transparent[block] = not self.graph.blocks[block].exits and all(
-                ins.head != "tcgen05" for ins in self.code[block]
+                ins.head != "tcgen05" and ins.index not in releases for ins in self.code[block]
             )
         return found
 
