@@ -31,12 +31,13 @@ from tmemviz.families.explain.follow.operands import Operands
 from tmemviz.families.explain.follow.pending import (
     RELEASES,
     Pending,
-    Stored,
     after_other,
     after_tcgen05,
+    carrying,
     unchanged,
 )
 from tmemviz.families.explain.follow.proofs import key
+from tmemviz.families.explain.follow.reuse import Outcomes
 from tmemviz.families.explain.follow.state import FREED, HELD, State
 from tmemviz.families.explain.follow.trace import Access, Split, Trace
 from tmemviz.families.explain.follow.values import Pred, Vec, join
@@ -62,18 +63,17 @@ class Machine(Lattice, Operands):
         self._solved: dict[int, Trace] = {}
         self._barriers: dict[tuple[Any, ...], frozenset[Any] | None] = {}
         self._operand_of: dict[int, tuple[str, list[str]] | None] = {}
-        self._last: dict[int, tuple[State, dict[int, State], int]] = {}
-        """While solving: each block's latest entry state, what its transfer gave, and how many aliases
-        the allocations had then (:meth:`_again`)."""
+        self._outcomes: Outcomes | None = None
+        """While solving: each block's latest outcome (:mod:`~tmemviz.families.explain.follow.reuse`)."""
 
     # -- running -------------------------------------------------------------------------------------
     def solve(self) -> dict[int, State]:
-        self._records, self._last = {}, {}
+        self._records, self._outcomes = {}, Outcomes(self.plan, self.keys)
         assigned = self.keys.assigned
         try:
             states = solve(self.plan.graph, State({}, {}), self)
         finally:
-            records, self._records, self._last = self._records, None, {}
+            records, self._records, self._outcomes = self._records, None, None
         # A block's last transfer in the worklist was from its final state: what it noted is what a pass
         # over the solution would note, unless the allocations' aliases changed on the way (then that
         # pass is made).
@@ -105,11 +105,11 @@ class Machine(Lattice, Operands):
         return trace
 
     def transfer(self, block: int, state: State) -> dict[int, State]:
-        records = self._records
-        if records is None:
+        records, outcomes = self._records, self._outcomes
+        if records is None or outcomes is None:
             return self._transfer(block, state)
-        out = self._again(block, state)
-        if out is not None:
+        out = outcomes.again(block, state)
+        if out is not None:  # the block's last record stands too
             return out
         record = self._trace = Trace(self.thread.warps)
         try:
@@ -117,67 +117,8 @@ class Machine(Lattice, Operands):
         finally:
             self._trace = None
         records[block] = record
-        self._last[block] = (state, out, self.keys.assigned)
+        outcomes.note(block, state, out)
         return out
-
-    def _again(self, block: int, state: State) -> dict[int, State] | None:
-        """What ``block`` gives from ``state`` when it differs from the block's last entry state only in
-        registers its code does not name (None otherwise): the last outcome, those registers carried
-        through (kept where paths join only where they are live), and the last record. A loop whose
-        counter gains a value each round (up to :data:`~tmemviz.families.explain.follow.values.
-        MAX_COUNTED`) changes that register alone in most of its blocks: they are not run again."""
-        last = self._last.get(block)
-        if last is None:
-            return None
-        before, out, assigned = last
-        if assigned != self.keys.assigned or before.facts != state.facts:
-            return None
-        plan = self.plan
-        # Allocations' states and the loads waited for change only at tcgen05 instructions (and are
-        # noted at exits): elsewhere they go through as they came. So do the pending loads and stores
-        # where nothing releases other warps and no instruction names a pending load's registers (its
-        # data or the address it was read from), and no store carries values of its path.
-        life = before.life is not state.life and before.life != state.life
-        waited = before.waited != state.waited
-        pending = before.pending != state.pending
-        stored = before.stored != state.stored
-        if (life or waited or pending or stored) and not plan.transparent(block):
-            return None
-        if pending and not _untouched(plan.named(block, True)[0], before.pending + state.pending):
-            return None
-        if stored and (_carrying(before.stored) or _carrying(state.stored)):
-            return None
-        old, new = before.regs, state.regs
-        if old is new:
-            changed: list[str] = []
-        else:
-            changed = [k for k, v in new.items() if (w := old.get(k)) is not v and w != v]
-            changed += [k for k in old if k not in new]
-        read, written = plan.named(block, bool(state.pending))
-        if not read.isdisjoint(changed):
-            return None
-        changed = [k for k in changed if k not in written]  # what it gave them stands
-        closing = plan.ends[block][0]
-        if closing is not None and closing.guard is not None:  # the register its branch refines
-            p = new.get(closing.guard.lstrip("!"))
-            if isinstance(p, Pred) and p.cond is not None and p.cond[1] in changed:
-                return None
-        live, joins = plan.live, plan.joins
-        again: dict[int, State] = {}
-        for succ, st in out.items():
-            regs = dict(st.regs)
-            for k in changed:
-                v = new.get(k)
-                if v is None or (succ in joins and k not in live[succ]):
-                    regs.pop(k, None)
-                else:
-                    regs[k] = v
-            again[succ] = State(
-                regs, state.life if life else st.life, state.pending if pending else st.pending,
-                state.stored if stored else st.stored, state.waited if waited else st.waited, st.facts,
-            )  # fmt: skip
-        self._last[block] = (state, again, assigned)
-        return again
 
     def _transfer(self, block: int, state: State) -> dict[int, State]:
         s = State(dict(state.regs), dict(state.life), state.pending, state.stored, state.waited, state.facts)
@@ -209,7 +150,7 @@ class Machine(Lattice, Operands):
             at = watched[k]
             ins = code[at]
             at += 1
-            if not s.pending and ins.index in plain and (not s.stored or not _carrying(s.stored)):
+            if not s.pending and ins.index in plain and (not s.stored or not carrying(s.stored)):
                 # the common case, without the general step
                 regs = s.regs
                 new = effect(ins, regs, thread)
@@ -279,7 +220,7 @@ class Machine(Lattice, Operands):
             s.pending = unchanged(s.pending, tuple(new))
         if s.facts and new:
             s.facts = _unpinned(s.facts, new)
-        if new and _carrying(s.stored):
+        if new and carrying(s.stored):
             plan, thread = self.plan, self.thread
             repeats = None if ins.guard else key(ins)
             s.stored = g.carried(
@@ -343,7 +284,7 @@ class Machine(Lattice, Operands):
                 out[target] = s.again()
                 continue
             state = self._assume(block, s, last.guard, taken)
-            if state is not None and state.stored and _carrying(state.stored):
+            if state is not None and state.stored and carrying(state.stored):
                 state.stored = g.on_edge(state.stored, last.guard, taken)
             out[target] = state
         return {k: v for k, v in out.items() if v is not None}
@@ -442,19 +383,9 @@ class Machine(Lattice, Operands):
             self._assign(ins, s, maybe)
 
 
-def _untouched(named: frozenset[str], pending: tuple[Pending, ...]) -> bool:
-    """Whether none of ``named`` holds a pending load's data or the address it was read from."""
-    return all(named.isdisjoint(p.regs) and all(b[0] not in named for b in p.bases) for p in pending)
-
-
 def _unpinned(facts: frozenset[tuple[str, Any]], written: Any) -> frozenset[tuple[str, Any]]:
     """The path's pinned registers once ``written`` are given new values."""
     return frozenset(f for f in facts if f[0] not in written)
-
-
-def _carrying(stored: tuple[Stored, ...]) -> bool:
-    """Whether a pending store carries values of its path (:mod:`~tmemviz.families.explain.follow.given`)."""
-    return any(st.given for st in stored)
 
 
 def _truth(p: Any, guard: str) -> bool | None:

@@ -273,3 +273,8 @@ def after_tcgen05(
         cells = tuple(x for _, found in spots for x in found)
         stored = (*(x for x in stored if x.index != ins.index), Stored(ins.index, ins.line, cells, given))
     return pending, stored
+
+
+def carrying(stored: tuple[Stored, ...]) -> bool:
+    """Whether a pending store carries values of its path (:mod:`~tmemviz.families.explain.follow.given`)."""
+    return any(st.given for st in stored)

@@ -25,7 +25,6 @@ from tmemviz.families.explain.follow.regions import Region, plain, region
 from tmemviz.families.explain.follow.values import Vec, element, vec
 from tmemviz.flow.cfg import Graph, build
 from tmemviz.ptx.body import Body, Instruction, Label
-from tmemviz.ptx.line import opcode_types
 
 MAX_REMEMBERED = 1 << 16
 """Evaluations kept per function (a bound on memory, whatever the function)."""
@@ -60,12 +59,6 @@ class Plan:
         values it reads, and the warp where it reads the thread's position): warps and the rounds of a
         loop meet the same statement with the same values again and again."""
         index = ins.index
-        copy = self.copies.get(index)
-        if copy is not None:  # a register moved to another: the value itself, where it fits as it is
-            value = regs.get(copy[1])
-            kind = type(value)
-            if kind is not Vec and (kind is not tuple or all(b.width == copy[2] for b in value)):
-                return {copy[0]: value}
         if index in self.fixed:  # the same whatever it reads: worked out once
             found = self._fixed.get(index)
             if found is None:
@@ -229,27 +222,6 @@ class Plan:
             ]  # fmt: skip
             if not add:
                 return frozenset(chosen), frozenset(seen), skipped, live
-
-    @cached_property
-    def copies(self) -> dict[int, tuple[str, str, int]]:
-        """The evaluated unguarded integer moves of one register to another (most of what a kernel's
-        slice evaluates: copies where paths join, operands of inline asm): index -> (destination, source,
-        width). :func:`~tmemviz.families.explain.follow.evaluate.effect` gives the source's value, fitted
-        to the width; :meth:`effect` takes it as it is where it already fits."""
-        out = {}
-        for ins in self.instructions:
-            if ins.head != "mov" or ins.guard is not None or ins.index not in self.relevant:
-                continue
-            parts = [p.strip() for p in ins.rest.split(",")]
-            if len(parts) != 2 or not all(p[:1] == "%" and "." not in p for p in parts):
-                continue
-            if parts[1] in ("%laneid", "%warpid"):  # the thread's position, not a register
-                continue
-            kinds, width, _, floating = opcode_types(ins.opcode)
-            if floating or "pred" in kinds:
-                continue
-            out[ins.index] = (parts[0], parts[1], width)
-        return out
 
     @cached_property
     def fixed(self) -> frozenset[int]:
