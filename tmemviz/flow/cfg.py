@@ -38,6 +38,10 @@ class Step:
     exits: bool = True
 
 
+PLAIN_STEP = Step()
+"""The step of every instruction that is no jump or stop (steps are frozen: one serves them all)."""
+
+
 @dataclass
 class Block:
     """Steps ``start`` to ``end - 1``; ``succ``/``pred`` are block indices."""

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tmemviz.flow.cfg import JUMP, LABEL, PLAIN, STOP, Step
+from tmemviz.flow.cfg import JUMP, LABEL, PLAIN_STEP, STOP, Step
 from tmemviz.ptx.line import PtxLine, opcode_head_rest, parse_statement
 from tmemviz.ptx.names import Declared
 from tmemviz.ptx.registers import NO_DESTINATION
@@ -113,7 +113,10 @@ class Body:
             return self.registers(rest[: rest.find("[")]) if rest[:1] == "{" else []
         if rest[:1] == "{":
             return self.registers(rest[: rest.find("}") + 1])
-        return self.registers(rest.split(",", 1)[0])
+        first = rest.split(",", 1)[0].strip()
+        if first[:1] == "%" and first[1:2].isalpha() and first.isascii() and first[1:].isalnum():
+            return [first]  # one register (most statements): what the pattern would find, found faster
+        return self.registers(first)
 
     def reads(self, ins: Instruction) -> list[str]:
         """The registers ``ins`` reads: every one outside the operand it writes, and its guard's."""
@@ -171,7 +174,7 @@ class Body:
             elif head == "trap":
                 out.append(Step(STOP, conditional=conditional, exits=False))
             else:
-                out.append(Step(PLAIN))
+                out.append(PLAIN_STEP)
         return out
 
     def indexed(self, ins: Instruction) -> list[int] | None:

@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from tmemviz.flow.cfg import JUMP, LABEL, STOP, Graph, Step, build
+from tmemviz.flow.cfg import JUMP, LABEL, PLAIN_STEP, STOP, Graph, Step, build
 from tmemviz.flow.dataflow import Unconverged, solve
 from tmemviz.sass.facts import VARIES, Facts, apply, either
 from tmemviz.sass.line import PREDICATE, SassLine
@@ -39,7 +39,6 @@ from tmemviz.sass.writes import DIVERGE, FORGET_ALL, Write
 
 MAX_STEPS = 1 << 17
 """Steps kept per function before it is solved in parts (each a few hundred bytes)."""
-_PLAIN = Step()
 _TARGETS = re.compile(r"BRANCH_TARGETS\s+([^\"*]*)")
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]+$")
 CONTROL = frozenset(("BRA", "JMP", "BRX", "JMX", "EXIT", "RET", "CALL", "BPT", "KILL"))
@@ -81,13 +80,13 @@ class Body:
             self.forgotten.update(write.registers)  # forgetting commutes: one step for a run of them
             self.unsure.update(write.predicates)
             return
-        self._add(_PLAIN, write, address)
+        self._add(PLAIN_STEP, write, address)
 
     def flush(self) -> None:
         """Keep the registers and predicates forgotten since the last step as one step."""
         write = Write(tuple(sorted(self.forgotten)), predicates=tuple(sorted(self.unsure)))
         self.forgotten, self.unsure = set(), set()
-        self._add(_PLAIN, write, None)
+        self._add(PLAIN_STEP, write, None)
 
     def ask(
         self,
@@ -98,7 +97,7 @@ class Body:
     ) -> None:
         """An instruction whose facts the caller wants (those of the registers and predicates ``reads``),
         with the registers it writes (after reading)."""
-        self._add(_PLAIN, (payload, write), address)
+        self._add(PLAIN_STEP, (payload, write), address)
         self.reads.update(reads)
 
     def control(self, sass: SassLine, text: str) -> bool:
@@ -111,9 +110,9 @@ class Body:
             return True  # never executed
         address = sass.address
         if guarded and sass.guard.lstrip("!")[0] == "P" and op != "CALL":
-            self._add(_PLAIN, DIVERGE, address)  # the threads may part here
+            self._add(PLAIN_STEP, DIVERGE, address)  # the threads may part here
         if op == "CALL":
-            self._add(_PLAIN, FORGET_ALL, address)
+            self._add(PLAIN_STEP, FORGET_ALL, address)
         elif op in ("EXIT", "RET"):
             self._add(Step(STOP, conditional=guarded), None, address)
         elif op in ("BPT", "KILL"):

@@ -84,9 +84,12 @@ class Lanes:
     def thread_x(self) -> frozenset[str]:
         """Registers that only ever hold ``%tid.x`` itself (one definition, a move from it)."""
         defs: dict[str, list[Instruction]] = self.plan.defs
+        code = self.body.code
+        moves = (code[i] for i in self.plan.whole)  # what _differs asks about reads only the slice's
         return frozenset(
-            r for r, found in defs.items()
-            if len(found) == 1 and found[0].head == "mov" and found[0].text.rstrip().endswith("%tid.x")
+            r for ins in moves
+            if ins.head == "mov" and ins.text.rstrip().endswith("%tid.x")  # type: ignore[union-attr]
+            for r in self.plan.writes(ins) if len(defs.get(r, ())) == 1  # type: ignore[arg-type]
         )  # fmt: skip
 
     @cached_property
