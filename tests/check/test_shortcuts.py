@@ -1,5 +1,6 @@
 """The analysis's shortcuts give what the plain computation gives, on every compiled kernel of
-tests/kernels: a block's notes kept from its last transfer (not a pass over the solution), instructions
+tests/kernels: a block's notes kept from its last transfer (not a pass over the solution), a block
+entered again not run again when what changed goes through it untouched, instructions
 whose values do not depend on their operands not followed through them, the predicates of branches
 around plain code not evaluated, the lane questions' slice, liveness by a worklist, the cycle collector
 paused and restored."""
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 import tmemviz
-from tmemviz.families.explain.follow import follower
+from tmemviz.families.explain.follow import follower, reuse
 from tmemviz.families.explain.follow.evaluate import Thread, effect, independent
 from tmemviz.families.explain.follow.kernel import Analysed
 from tmemviz.families.explain.follow.machine import Machine
@@ -83,6 +84,30 @@ def test_notes_kept_from_the_solve_are_those_of_a_pass_over_it(path: Path) -> No
             assert machine.trace(states) == kept
             compared += 1
     assert compared
+
+
+@pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
+def test_a_block_not_run_again_gives_what_running_it_does(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """:mod:`~tmemviz.families.explain.follow.reuse`: the solve with blocks' last outcomes reused reaches
+    the states and notes of the solve that runs every visit, for every group of warps check ran."""
+    solved = []
+    for a in analysed(path):
+        for t in a.traces:
+            machine = Machine(a.plan, Thread(t.warps, a.body.ntid), a.places)
+            states = machine.solve()
+            try:
+                solved.append((a, t, states, machine.trace(states)))
+            except Split:
+                continue
+    monkeypatch.setattr(reuse.Outcomes, "again", lambda self, block, state: None)
+    for a, t, states, kept in solved:
+        machine = Machine(a.plan, Thread(t.warps, a.body.ntid), a.places)
+        plain = machine.solve()
+        assert plain == states
+        assert machine.trace(plain) == kept
+    assert solved
 
 
 @pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
