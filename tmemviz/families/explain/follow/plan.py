@@ -340,7 +340,7 @@ class Plan:
     def transparent(self, block: int) -> bool:
         """Whether ``block`` holds no tcgen05 instruction, no release and no exit: what the analysis
         knows of the allocations, of the loads waited for and of the pending loads' and stores' cells
-        goes through it unchanged (:meth:`~tmemviz.families.explain.follow.machine.Machine._again`)."""
+        goes through it unchanged (:mod:`~tmemviz.families.explain.follow.reuse`)."""
         found = self._transparent.get(block)
         if found is None:
             releases = self.releases
