@@ -48,7 +48,13 @@ class Lattice:
         facts = a.facts if a.facts == b.facts else a.facts & b.facts
         pending = joined(a.pending, b.pending, a.waited, b.waited)
         waited = a.waited if a.waited == b.waited else a.waited | b.waited
-        return State(regs, life, pending, g.joined(a.stored, b.stored), waited, facts)
+        stored = g.joined(a.stored, b.stored)
+        if (
+            regs is ra and life is a.life and pending is a.pending and stored is a.stored
+            and waited is a.waited and facts is a.facts
+        ):  # fmt: skip
+            return a  # nothing new on the other path (the solve then finds it the same at once)
+        return State(regs, life, pending, stored, waited, facts)
 
     def widen(self, old: State, new: State) -> State:
         regs = {}
@@ -84,7 +90,7 @@ class Lattice:
         return State(regs, new.life, new.pending, new.stored, new.waited, new.facts)
 
     def same(self, a: State, b: State) -> bool:
-        return (
+        return a is b or (
             a.regs == b.regs and a.life == b.life and a.pending == b.pending and a.stored == b.stored
             and a.waited == b.waited and a.facts == b.facts
         )  # fmt: skip
