@@ -108,7 +108,9 @@ class Machine(Lattice, Operands):
         records, outcomes = self._records, self._outcomes
         if records is None or outcomes is None:
             return self._transfer(block, state)
-        out = outcomes.again(block, state)
+        # Only a block that evaluates something is worth not running again: the others cost no more.
+        worth = bool(self.plan.watched[block])
+        out = outcomes.again(block, state) if worth else None
         if out is not None:  # the block's last record stands too
             return out
         record = self._trace = Trace(self.thread.warps)
@@ -117,7 +119,8 @@ class Machine(Lattice, Operands):
         finally:
             self._trace = None
         records[block] = record
-        outcomes.note(block, state, out)
+        if worth:
+            outcomes.note(block, state, out)
         return out
 
     def _transfer(self, block: int, state: State) -> dict[int, State]:
