@@ -30,13 +30,18 @@ class Lattice:
             get = rb.get
             # A register in one state only is dropped (nothing known on the other path).
             differ = [k for k, v in ra.items() if (w := get(k)) is not v and w != v]
+            changed = False
             for k in differ:
                 v, w = ra[k], get(k)
                 j = join(v, w) if w is not None else None
                 if j is None:
                     regs.pop(k, None)
-                else:
+                    changed = True
+                elif j is not v:
                     regs[k] = j
+                    changed = True
+            if not changed:  # every value of b's already among a's
+                regs = ra
         if a.life == b.life:  # shared, as states never change once made
             life = a.life
         else:

@@ -106,14 +106,21 @@ def join(a: Any, b: Any) -> Any:
         return None
     if a == b:
         return a
+    # Where ``b`` brings nothing ``a`` does not hold, ``a`` itself (what the join would rebuild): the
+    # solve then finds the state the same at once.
     if type(a) is Vec or type(b) is Vec:
         n = len(a.items) if type(a) is Vec else len(b.items)
         xs = a.items if type(a) is Vec else (a,) * n
         ys = b.items if type(b) is Vec else (b,) * n
-        return vec([join(x, y) for x, y in zip(xs, ys, strict=True)])
+        items = [join(x, y) for x, y in zip(xs, ys, strict=True)]
+        if type(a) is Vec and all(i is x for i, x in zip(items, xs, strict=True)):
+            return a
+        return vec(items)
     if type(a) is tuple and type(b) is tuple:
-        return c.choice(a, b)
+        return a if len(a) <= c.MAX_CANDIDATES and all(x in a for x in b) else c.choice(a, b)
     if isinstance(a, Sym) and isinstance(b, Sym) and a.base == b.base:
+        if len(a.offset) <= c.MAX_CANDIDATES and all(x in a.offset for x in b.offset):
+            return a
         return Sym(a.base, c.choice(a.offset, b.offset))
     if isinstance(a, Pred) and isinstance(b, Pred):
         return Pred(a.truth if a.truth == b.truth else None, joined_cond(a.cond, b.cond))
