@@ -113,10 +113,7 @@ class Body:
             return self.registers(rest[: rest.find("[")]) if rest[:1] == "{" else []
         if rest[:1] == "{":
             return self.registers(rest[: rest.find("}") + 1])
-        first = rest.split(",", 1)[0].strip()
-        if first[:1] == "%" and first[1:2].isalpha() and first.isascii() and first[1:].isalnum():
-            return [first]  # one register (most statements): what the pattern would find, found faster
-        return self.registers(first)
+        return self.registers(rest.split(",", 1)[0])
 
     def reads(self, ins: Instruction) -> list[str]:
         """The registers ``ins`` reads: every one outside the operand it writes, and its guard's."""

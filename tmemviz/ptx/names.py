@@ -137,6 +137,9 @@ class Declared:
 
     def registers(self, text: str) -> list[str]:
         """The registers named in operand text: ``%`` names, and the identifiers declared here."""
+        one = text.strip()
+        if one[:1] == "%" and one[1:2].isalpha() and one.isascii() and one[1:].isalnum():
+            return [one]  # one register, as most destinations are: what the patterns find, found faster
         found = PERCENT.findall(text)
         if self:
             found += [w for w in NAME.findall(text) if w[:1] != "%" and w in self]

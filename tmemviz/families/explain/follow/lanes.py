@@ -84,12 +84,11 @@ class Lanes:
     def thread_x(self) -> frozenset[str]:
         """Registers that only ever hold ``%tid.x`` itself (one definition, a move from it)."""
         defs: dict[str, list[Instruction]] = self.plan.defs
-        code = self.body.code
-        moves = (code[i] for i in self.plan.whole)  # what _differs asks about reads only the slice's
+        whole = self.plan.whole  # what _differs asks about reads only the slice's
         return frozenset(
-            r for ins in moves
-            if ins.head == "mov" and ins.text.rstrip().endswith("%tid.x")  # type: ignore[union-attr]
-            for r in self.plan.writes(ins) if len(defs.get(r, ())) == 1  # type: ignore[arg-type]
+            r for ins in self.plan.instructions
+            if ins.index in whole and ins.head == "mov" and ins.text.rstrip().endswith("%tid.x")
+            for r in self.plan.writes(ins) if len(defs.get(r, ())) == 1
         )  # fmt: skip
 
     @cached_property

@@ -23,25 +23,22 @@ class Lattice:
 
     def join(self, a: State, b: State) -> State:
         ra, rb = a.regs, b.regs
-        if ra == rb:
-            regs = ra
-        else:  # most registers agree (paths from one place): only the others are joined
-            regs = dict(ra)
+        regs = ra
+        if ra != rb:  # most registers agree (paths from one place): only the others are joined
             get = rb.get
-            # A register in one state only is dropped (nothing known on the other path).
-            differ = [k for k, v in ra.items() if (w := get(k)) is not v and w != v]
-            changed = False
-            for k in differ:
+            # A register in one state only is dropped (nothing known on the other path); a's own dict
+            # stays where every value of b's is already among a's.
+            for k in [k for k, v in ra.items() if (w := get(k)) is not v and w != v]:
                 v, w = ra[k], get(k)
                 j = join(v, w) if w is not None else None
+                if j is v:
+                    continue
+                if regs is ra:
+                    regs = dict(ra)
                 if j is None:
-                    regs.pop(k, None)
-                    changed = True
-                elif j is not v:
+                    del regs[k]
+                else:
                     regs[k] = j
-                    changed = True
-            if not changed:  # every value of b's already among a's
-                regs = ra
         if a.life == b.life:  # shared, as states never change once made
             life = a.life
         else:

@@ -51,7 +51,7 @@ class Plan:
         self._fixed: dict[int, dict[str, Any]] = {}
         self._regions: dict[int, Region | None] = {}
         self._indexed: dict[int, list[int] | None] = {}
-        self._named: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+        self._block_registers: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
         self._transparent: dict[int, bool] = {}
 
     def effect(self, ins: Instruction, regs: dict[str, Any], thread: Any) -> dict[str, Any]:
@@ -312,18 +312,18 @@ class Plan:
             out.append((last, fall, jumps))
         return out
 
-    def named(self, block: int, pending: bool) -> tuple[frozenset[str], frozenset[str]]:
+    def block_registers(self, block: int, pending: bool) -> tuple[frozenset[str], frozenset[str]]:
         """What a transfer of ``block`` may read of its entry state, and the registers it surely writes
         (whatever they held): the evaluated instructions', the releases' and the closing instruction's
         (a guarded write may keep the old value: read too); with loads ``pending`` (whose registers any
-        instruction may read or copy), every register its code names is read. Worked out when first
+        instruction may read or copy), every register its code touches is read. Worked out when first
         asked (for the blocks a solve visits again)."""
         key = -1 - block if pending else block
-        found = self._named.get(key)
+        found = self._block_registers.get(key)
         if found is None:
             code, relevant, releases = self.code[block], self.relevant, self.releases
             if pending:
-                found = (frozenset(self.body.registers(" ".join(ins.text for ins in code))), frozenset())
+                found = (frozenset().union(*(self.touched(i) for i in code)), frozenset())
             else:
                 looked = [i for i in code if i.index in relevant or i.index in releases]
                 if code and code[-1] not in looked:
@@ -334,7 +334,7 @@ class Plan:
                     read.update(self.reads(i))
                     (read if i.guard is not None or i.head == "tcgen05" else written).update(self.writes(i))
                 found = (frozenset(read), frozenset(written - read))
-            self._named[key] = found
+            self._block_registers[key] = found
         return found
 
     def transparent(self, block: int) -> bool:

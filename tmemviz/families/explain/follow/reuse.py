@@ -4,15 +4,15 @@ stands, with the changes carried through, and it is not run again.
 The solve (:mod:`tmemviz.flow.dataflow`) visits a loop's blocks once per round until their states stop
 changing; round after round a persistent kernel's loop brings most of its blocks only a new value of the
 counter its pipeline stage is built from (up to :data:`~tmemviz.families.explain.follow.values.
-MAX_COUNTED` rounds), which most of them neither read nor write. What a transfer of a block may read
-(:meth:`~tmemviz.families.explain.follow.plan.Plan.named`): the registers its evaluated instructions,
-releases and closing branch read (all its registers while a load's data is pending); an allocation's
-state and the loads waited for change only at tcgen05 instructions and are noted at exits; the pending
-loads' and stores' cells are read only there and at releases, and a store carrying its path's values
-(:mod:`~tmemviz.families.explain.follow.given`) changes at every write. Outside those, a changed fact
-goes through the block as it came. Only blocks that evaluate something are asked (the others cost no
-more to run than to compare). Measured, three runs each way: CUTLASS's FMHA module (whose loop counters
-take twelve rounds) 5% less time, example 71's GEMM 3%. Pure: no I/O.
+MAX_COUNTED` rounds), which most of them neither read nor write. What a transfer of a block may
+read (:meth:`~tmemviz.families.explain.follow.plan.Plan.block_registers`): the registers its evaluated
+instructions, releases and closing branch read (all its registers while a load's data is pending);
+an allocation's state and the loads waited for change only at tcgen05 instructions and are noted at
+exits; the pending loads' and stores' cells are read only there and at releases, and a store carrying
+its path's values (:mod:`~tmemviz.families.explain.follow.given`) changes at every write. Outside
+those, a changed fact goes through the block as it came. Only blocks that evaluate something are
+asked (the others cost no more to run than to compare). Measured, three runs each way: CUTLASS's FMHA
+module (whose loop counters take twelve rounds) 5% less time, example 71's GEMM 3%. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -51,12 +51,12 @@ class Outcomes:
         stored = _differ(before.stored, state.stored)
         if (life or waited or pending or stored) and not plan.transparent(block):
             return None
-        if pending and not _untouched(plan.named(block, True)[0], before.pending + state.pending):
+        if pending and not _untouched(plan.block_registers(block, True)[0], before.pending + state.pending):
             return None
         if stored and (carrying(before.stored) or carrying(state.stored)):
             return None
         changed = _changed(before.regs, state.regs)
-        read, written = plan.named(block, bool(state.pending))
+        read, written = plan.block_registers(block, bool(state.pending))
         if not read.isdisjoint(changed):
             return None
         changed = [k for k in changed if k not in written]  # what the block gave them stands
