@@ -69,3 +69,25 @@ def test_a_trip_count_is_widened_at_once_and_a_stage_keeps_its_values() -> None:
     # The stage alone takes a visit per value it gains (0; 0-1; 0-2; 0-3): the rounds the trip count
     # added past those (it gained a candidate a round until widened) are gone.
     assert visits[header] == 4 < slow[header], (visits[header], slow[header])
+
+
+WRAPPED = (
+    "mov.b32 %r5, 0;\nmov.b32 %r6, 0;\nadd.s32 %r9, %r1, 8;\n"
+    "$L1:\nshl.b32 %r7, %r5, 6;\nadd.s32 %r3, %r2, %r7;\n"
+    + LD.format(addr="%r3")
+    + "tcgen05.wait::ld.sync.aligned;\nadd.s32 %r8, %r5, 1;\nsetp.eq.s32 %p2, %r8, 2;\n"
+    "{\n.reg .pred P1;\nLAB_WAIT:\nmbarrier.try_wait.parity.shared::cta.b64 P1, [%r9], %r6, 1000;\n"
+    "@P1 bra DONE;\nbra LAB_WAIT;\nDONE:\n}\n"
+    "selp.b32 %r5, 0, %r8, %p2;\nadd.s32 %r6, %r6, 1;\nsetp.lt.u32 %p1, %r6, 1000;\n@%p1 bra $L1;\n"
+)
+"""Two 64-column stages (%r5) wrapped by ``setp.eq``/``selp`` (as CUTLASS's pipeline state is), with a
+wait loop between the comparison and the selection (as CUTLASS's inline-assembly mbarrier wait is)."""
+
+
+def test_a_stage_wrapped_by_selp_across_a_wait_loop_keeps_its_two_values() -> None:
+    # Where the wait loop's header joins a round whose comparison was decided (the stage was 0) with one
+    # where it was not, the predicate still says what it compared, and the selp still picks by it.
+    a = _analysed(good(128, WRAPPED))
+    outer = min(a.plan.graph.headers)
+    states, _ = _solved(a, early=True)
+    assert values(states[outer].regs["%r5"]) == [0, 1]

@@ -125,9 +125,10 @@ def setp(
     signed: bool,
     at: int = -1,
 ) -> dict[str, Any]:
-    """The predicates a ``setp`` writes; one undecided keeps what it compared (``cond``: comparison, the
-    register, its value then, the other side's values, signedness, width, ``at`` the setp's index) so
-    that a branch on it can tell each side what that register holds."""
+    """The predicates a ``setp`` writes; one comparing a register with constants keeps what it compared
+    (``cond``: comparison, the register, its value then, the other side's values, signedness, width,
+    ``at`` the setp's index) so that a branch or ``selp`` on it can tell each side what that register
+    holds."""
     cmp = next((p for p in parts[1:] if p in _FLIP or p in _UNSIGNED), None)
     boolop = next((p for p in parts[1:] if p in ("and", "or", "xor")), None)
     if cmp is None or any(p[:1] == "f" and p[1:].isdigit() for p in parts[1:]):
@@ -137,7 +138,9 @@ def setp(
     a, b = number(val(1)), number(val(2))
     truth = compare(a, b, cmp, signed) if a is not None and b is not None else None
     cond = None
-    if truth is None and boolop is None:
+    # Kept even where this comparison is decided: where paths join, a side on which it is decided meets
+    # one on which it is not, and the predicate still says what it compared (values.joined_cond).
+    if boolop is None:
         width = next((int(p[1:]) for p in parts[1:] if p[:1] in "bsu" and p[1:].isdigit()), 32)
         for i, j, op in ((1, 2, cmp), (2, 1, _FLIP[cmp])):
             mine, other = val(i), number(val(j))

@@ -26,6 +26,8 @@ from tmemviz.ptx.line import opcode_types, parse_immediate
 from tmemviz.ptx.registers import NO_DESTINATION
 
 Get = Callable[[str], Any]
+Fresh = Callable[[int, str], bool]
+"""Whether no path from the ``setp`` at an index to the instruction evaluated writes a register since."""
 
 
 class Thread:
@@ -142,16 +144,23 @@ def addresses(text: str, get: Get, thread: Thread, body: Body) -> list[Any]:
 
 
 def effect(
-    body: Body, ins: Instruction, get: Get, thread: Thread, written: list[str] | tuple[str, ...] | None = None
+    body: Body,
+    ins: Instruction,
+    get: Get,
+    thread: Thread,
+    written: list[str] | tuple[str, ...] | None = None,
+    fresh: Fresh | None = None,
 ) -> dict[str, Any]:
     """Each register ``ins`` writes (``written``: them, where the caller knows) -> its value after it
-    (None: unknown); a guarded write is the caller's to join with the old value."""
+    (None: unknown); a guarded write is the caller's to join with the old value. ``fresh``: where the
+    caller knows the paths to ``ins``, whether a comparison still holds there (a ``selp`` then picks
+    each side's values of the compared register)."""
     if written is None:
         written = body.writes(ins)
     if not written:
         return {}
     try:
-        out = _evaluate(body, ins, written, get, thread)
+        out = _evaluate(body, ins, written, get, thread, fresh)
     except TmemvizError:
         out = {}
     opaque = Sym(("def", ins.index), ZERO)
@@ -203,7 +212,9 @@ def independent(ins: Instruction) -> bool:
     return head not in _EVALUATED
 
 
-def _evaluate(body: Body, ins: Instruction, written: Any, get: Get, thread: Thread) -> dict[str, Any]:
+def _evaluate(
+    body: Body, ins: Instruction, written: Any, get: Get, thread: Thread, fresh: Fresh | None = None
+) -> dict[str, Any]:
     head = ins.head
     if head in NO_DESTINATION:
         return {}
@@ -236,7 +247,7 @@ def _evaluate(body: Body, ins: Instruction, written: Any, get: Get, thread: Thre
         key = _place(place)
         return {written[0]: Sym(("slot", key), ZERO)} if key is not None else {}
     if head == "selp" and len(ops) == 4:
-        return {written[0]: _selp(ops, val, get, width)}
+        return {written[0]: _selp(ops, val, get, width, fresh)}
     return _arith(head, parts, ops, written, val, width, signed)
 
 
@@ -382,15 +393,19 @@ def _pairs(a: c.Value, b: c.Value, f: Any, width: int, signed: bool) -> c.Value 
     return c.choice(*out)
 
 
-def _selp(ops: tuple[str, ...], val: Any, get: Get, width: int) -> Any:
+def _selp(ops: tuple[str, ...], val: Any, get: Get, width: int, fresh: Fresh | None) -> Any:
     p = val(3)
     if isinstance(p, Pred) and p.truth is not None:
         return _fit(val(1 if p.truth else 2), width)
     if isinstance(p, Pred) and p.cond is not None:
         name = p.cond[1]
+        # Where paths that compared different values of the register meet, each path's predicate still
+        # says what that path's value was compared to, if nothing wrote the register since (a pipeline
+        # stage wrapped by ``setp.eq %p, %r, STAGES; selp %r, 0, %r, %p`` across a wait loop).
+        unwritten = fresh is not None and len(p.cond) > 6 and name in ops[1:3] and fresh(p.cond[6], name)
         sides = []
         for i, truth in ((1, True), (2, False)):
-            refined = refine(p.cond, truth, get(name))
+            refined = refine(p.cond, truth, get(name), unwritten)
             if refined is NEVER:
                 continue  # the predicate is never that way
             sides.append(_fit(refined if ops[i] == name else val(i), width))

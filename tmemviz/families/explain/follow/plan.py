@@ -87,8 +87,15 @@ class Plan:
         found = self._effects.get(key)
         if found is None:
             get = dict(zip(reads, values, strict=True)).get
-            found = self._remember(key, effect(self.body, ins, get, thread, self.writes(ins)))
+            fresh = self._fresh(ins) if ins.head == "selp" else None
+            found = self._remember(key, effect(self.body, ins, get, thread, self.writes(ins), fresh))
         return found
+
+    def _fresh(self, ins: Instruction) -> Any:
+        """Whether a comparison's register is unwritten from its ``setp`` to ``ins`` (static: the key of
+        a remembered effect need not hold it)."""
+        block, proofs = self.graph.block_of(ins.index), self.proofs
+        return lambda at, reg: proofs.unwritten(at, reg, block, ins.index)
 
     def _remember(self, key: tuple[Any, ...], found: dict[str, Any]) -> dict[str, Any]:
         if len(self._effects) > MAX_REMEMBERED:

@@ -26,32 +26,36 @@ class Proofs:
         # The plan holds its proofs: a plain reference back would make a cycle that keeps the whole
         # function (its code, its graph) alive until the cycle collector runs, which check pauses.
         self.plan = weakref.proxy(plan)
-        self._unwritten: dict[tuple[int, str, int], bool] = {}
+        self._unwritten: dict[tuple[int, str, int, int | None], bool] = {}
 
-    def unwritten(self, at: int, reg: str, block: int) -> bool:
-        """Whether no path from the instruction at index ``at`` (a ``setp``) to the end of ``block``
-        writes ``reg`` without running that instruction again: what the comparison learnt of ``reg``
-        still holds where ``block``'s branch reads the predicate."""
-        key = (at, reg, block)
+    def unwritten(self, at: int, reg: str, block: int, use: int | None = None) -> bool:
+        """Whether no path from the instruction at index ``at`` (a ``setp``) to the instruction at index
+        ``use`` in ``block`` (None: the end of ``block``) writes ``reg`` without running that instruction
+        again: what the comparison learnt of ``reg`` still holds where the predicate is read there (by
+        ``block``'s branch, or by a ``selp``)."""
+        key = (at, reg, block, use)
         found = self._unwritten.get(key)
         if found is None:
-            found = self._unwritten[key] = self._unwritten_paths(at, reg, block)
+            found = self._unwritten[key] = self._unwritten_paths(at, reg, block, use)
         return found
 
-    def _unwritten_paths(self, at: int, reg: str, block: int) -> bool:
+    def _unwritten_paths(self, at: int, reg: str, block: int, use: int | None) -> bool:
         plan = self.plan
         graph, code = plan.graph, plan.code
         home = graph.block_of(at)
         k = next((k for k, ins in enumerate(code[home]) if ins.index == at), None)
         if k is None:
             return False
+        before = code[block] if use is None else [i for i in code[block] if i.index < use]
 
         def writes(ins: Any) -> bool:
             return reg in plan.writes(ins)
 
         if home == block:
-            return not any(writes(i) for i in code[block][k + 1 :])
-        if any(writes(i) for i in code[home][k + 1 :]) or any(writes(i) for i in code[block]):
+            if use is not None and use < at:
+                return False  # read before the comparison in its block: the paths go round a loop
+            return not any(writes(i) for i in before if i.index > at)
+        if any(writes(i) for i in code[home][k + 1 :]) or any(writes(i) for i in before):
             return False
         avoid = frozenset((home,))
         forward = graph.reaches(graph.blocks[home].succ, avoid)
