@@ -7,10 +7,10 @@ Pure: no I/O.
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from tmemviz.families.explain.follow.values import Pred, Sym, bounds, number
+from tmemviz.families.explain.follow.values import Pred, Sym, bounds, join, number
 from tmemviz.ptx import constants as c
 from tmemviz.ptx.names import is_name
 
@@ -114,6 +114,36 @@ def refine(cond: tuple[Any, ...], truth: bool, current: Any, fresh: bool = False
         if any(test(signed_value(b.value, b.width) if signed else b.value, o) for o in other)
     ]
     return c.choice(*kept) if kept else NEVER
+
+
+Fresh = Callable[[int, str], bool]
+"""Whether no path from the ``setp`` at an index to the instruction evaluated writes a register since."""
+
+
+def selp(ops: Sequence[str], val: Any, get: Any, fit: Callable[[Any], Any], fresh: Fresh | None) -> Any:
+    """What ``selp d, a, b, p`` writes: ``a`` where ``p`` holds, ``b`` where not; a side that is the
+    register ``p`` compared holds only its values that agree with the comparison. ``fit``: to the
+    destination's width; ``fresh``: where the caller knows the paths, whether the register is unwritten
+    since the comparison."""
+    p = val(3)
+    if isinstance(p, Pred) and p.truth is not None:
+        return fit(val(1 if p.truth else 2))
+    if isinstance(p, Pred) and p.cond is not None:
+        name = p.cond[1]
+        # Where paths that compared different values of the register meet, each path's predicate still
+        # says what that path's value was compared to, if nothing wrote the register since (a pipeline
+        # stage wrapped by ``setp.eq %p, %r, STAGES; selp %r, 0, %r, %p`` across a wait loop).
+        unwritten = fresh is not None and len(p.cond) > 6 and name in ops[1:3] and fresh(p.cond[6], name)
+        sides = []
+        for i, truth in ((1, True), (2, False)):
+            refined = refine(p.cond, truth, get(name), unwritten)
+            if refined is NEVER:
+                continue  # the predicate is never that way
+            sides.append(fit(refined if ops[i] == name else val(i)))
+        if not sides:
+            return None
+        return sides[0] if len(sides) == 1 else join(sides[0], sides[1])
+    return join(fit(val(1)), fit(val(2)))
 
 
 def setp(

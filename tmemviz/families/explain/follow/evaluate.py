@@ -18,16 +18,14 @@ from functools import lru_cache
 from typing import Any
 
 from tmemviz.errors import TmemvizError
-from tmemviz.families.explain.follow.conditions import NEVER, logic, refine, setp, signed_value
-from tmemviz.families.explain.follow.values import ZERO, Pred, Sym, element, exact, join, number, stages, vec
+from tmemviz.families.explain.follow.conditions import Fresh, logic, selp, setp, signed_value
+from tmemviz.families.explain.follow.values import ZERO, Sym, element, exact, number, stages, vec
 from tmemviz.ptx import constants as c
 from tmemviz.ptx.body import Body, Instruction
 from tmemviz.ptx.line import opcode_types, parse_immediate
 from tmemviz.ptx.registers import NO_DESTINATION
 
 Get = Callable[[str], Any]
-Fresh = Callable[[int, str], bool]
-"""Whether no path from the ``setp`` at an index to the instruction evaluated writes a register since."""
 
 
 class Thread:
@@ -247,7 +245,7 @@ def _evaluate(
         key = _place(place)
         return {written[0]: Sym(("slot", key), ZERO)} if key is not None else {}
     if head == "selp" and len(ops) == 4:
-        return {written[0]: _selp(ops, val, get, width, fresh)}
+        return {written[0]: selp(ops, val, get, lambda v: _fit(v, width), fresh)}
     return _arith(head, parts, ops, written, val, width, signed)
 
 
@@ -391,25 +389,3 @@ def _pairs(a: c.Value, b: c.Value, f: Any, width: int, signed: bool) -> c.Value 
             except ZeroDivisionError:
                 return None
     return c.choice(*out)
-
-
-def _selp(ops: tuple[str, ...], val: Any, get: Get, width: int, fresh: Fresh | None) -> Any:
-    p = val(3)
-    if isinstance(p, Pred) and p.truth is not None:
-        return _fit(val(1 if p.truth else 2), width)
-    if isinstance(p, Pred) and p.cond is not None:
-        name = p.cond[1]
-        # Where paths that compared different values of the register meet, each path's predicate still
-        # says what that path's value was compared to, if nothing wrote the register since (a pipeline
-        # stage wrapped by ``setp.eq %p, %r, STAGES; selp %r, 0, %r, %p`` across a wait loop).
-        unwritten = fresh is not None and len(p.cond) > 6 and name in ops[1:3] and fresh(p.cond[6], name)
-        sides = []
-        for i, truth in ((1, True), (2, False)):
-            refined = refine(p.cond, truth, get(name), unwritten)
-            if refined is NEVER:
-                continue  # the predicate is never that way
-            sides.append(_fit(refined if ops[i] == name else val(i), width))
-        if not sides:
-            return None
-        return sides[0] if len(sides) == 1 else join(sides[0], sides[1])
-    return join(_fit(val(1), width), _fit(val(2), width))

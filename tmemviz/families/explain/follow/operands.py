@@ -145,3 +145,26 @@ def _spots(touch: Any, value: Any, key: Any, warp: int | None = None) -> list[Sp
         lanes, cols = (l0 + touch.lanes[0], l1 + touch.lanes[1]), (c0 + touch.cols[0], c1 + touch.cols[1])
         out.append(Spot(key, lanes, cols, (l0 + touch.lanes[1], c0 + touch.cols[1]), False, warp, given))
     return out
+
+
+DATA_VECTORS = frozenset(("ld", "st"))
+"""tcgen05 ops whose register vectors are data, not values to follow: ld's destinations (and ld.red's
+reduced value), st's sources."""
+
+
+def followed(body: Any, ins: Instruction, reads: tuple[str, ...]) -> list[str]:
+    """The registers of a tcgen05 instruction whose values matter (not ld/st data vectors); ``reads``:
+    all it reads."""
+    op = ins.opcode.split(".", 2)[1] if "." in ins.opcode else ""
+    if op not in DATA_VECTORS:
+        return list(reads)
+    try:
+        operands = ins.parsed.operands
+    except TmemvizError:  # an unreadable statement: nothing to follow
+        return []
+    out = body.registers(ins.guard) if ins.guard else []
+    for k, o in enumerate(operands):
+        if o.startswith("{") and (op == "ld" or k > 0):  # ld's vectors (ld.red's too), st's data
+            continue
+        out.extend(body.registers(o))
+    return out

@@ -16,9 +16,10 @@ from collections import defaultdict
 from functools import cached_property
 from typing import Any
 
-from tmemviz.errors import TmemvizError
+from tmemviz.families.explain.follow.counters import Counters
 from tmemviz.families.explain.follow.evaluate import effect, independent
 from tmemviz.families.explain.follow.liveness import Live, Registers, live_in
+from tmemviz.families.explain.follow.operands import followed
 from tmemviz.families.explain.follow.pending import RELEASES
 from tmemviz.families.explain.follow.proofs import Proofs
 from tmemviz.families.explain.follow.regions import Region, plain, region
@@ -30,9 +31,6 @@ MAX_REMEMBERED = 1 << 16
 """Evaluations kept per function (a bound on memory, whatever the function)."""
 STEERS = ("bra", "brx", "ret", "exit", "trap")
 """The instructions whose guard steers control (the slices follow their predicates)."""
-DATA_VECTORS = frozenset(("ld", "st"))
-"""tcgen05 ops whose register vectors are data, not values to follow: ld's destinations (and ld.red's
-reduced value), st's sources."""
 
 
 class Plan:
@@ -87,15 +85,9 @@ class Plan:
         found = self._effects.get(key)
         if found is None:
             get = dict(zip(reads, values, strict=True)).get
-            fresh = self._fresh(ins) if ins.head == "selp" else None
+            fresh = self.proofs.fresh(ins) if ins.head == "selp" else None
             found = self._remember(key, effect(self.body, ins, get, thread, self.writes(ins), fresh))
         return found
-
-    def _fresh(self, ins: Instruction) -> Any:
-        """Whether a comparison's register is unwritten from its ``setp`` to ``ins`` (static: the key of
-        a remembered effect need not hold it)."""
-        block, proofs = self.graph.block_of(ins.index), self.proofs
-        return lambda at, reg: proofs.unwritten(at, reg, block, ins.index)
 
     def _remember(self, key: tuple[Any, ...], found: dict[str, Any]) -> dict[str, Any]:
         if len(self._effects) > MAX_REMEMBERED:
@@ -121,6 +113,11 @@ class Plan:
         if block not in self._regions:
             self._regions[block] = region(self.graph, self.code, self.releases, self.writes, block)
         return plain(self._regions[block], relevant, live.dead)
+
+    @cached_property
+    def counters(self) -> Counters:
+        """Each loop's counters, run ahead of the loop (:mod:`~tmemviz.families.explain.follow.counters`)."""
+        return Counters(self)
 
     @cached_property
     def proofs(self) -> Proofs:
@@ -252,7 +249,7 @@ class Plan:
         for ins in self.instructions:
             if ins.head == "tcgen05":
                 chosen.add(ins.index)
-                needed.extend(self._followed(ins))
+                needed.extend(followed(self.body, ins, self.reads(ins)))
             elif ins.head == "mbarrier":  # which mbarrier a release or a wait names
                 chosen.add(ins.index)
                 needed.extend(r for o in ins.rest.split(",") if "[" in o for r in self.body.registers(o))
@@ -386,19 +383,3 @@ class Plan:
     @cached_property
     def _registers(self) -> Registers:
         return Registers()
-
-    def _followed(self, ins: Instruction) -> list[str]:
-        """The registers of a tcgen05 instruction whose values matter (not ld/st data vectors)."""
-        op = ins.opcode.split(".", 2)[1] if "." in ins.opcode else ""
-        if op not in DATA_VECTORS:
-            return list(self.reads(ins))
-        try:
-            operands = ins.parsed.operands
-        except TmemvizError:  # an unreadable statement: nothing to follow
-            return []
-        out = self.body.registers(ins.guard) if ins.guard else []
-        for k, o in enumerate(operands):
-            if o.startswith("{") and (op == "ld" or k > 0):  # ld's vectors (ld.red's too), st's data
-                continue
-            out.extend(self.body.registers(o))
-        return out

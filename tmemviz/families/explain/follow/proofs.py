@@ -39,6 +39,12 @@ class Proofs:
             found = self._unwritten[key] = self._unwritten_paths(at, reg, block, use)
         return found
 
+    def fresh(self, ins: Any) -> Any:
+        """Whether a comparison's register is unwritten from its ``setp`` to ``ins`` (fixed by the code: a
+        remembered effect's key need not hold it)."""
+        block = self.plan.graph.block_of(ins.index)
+        return lambda at, reg: self.unwritten(at, reg, block, ins.index)
+
     def _unwritten_paths(self, at: int, reg: str, block: int, use: int | None) -> bool:
         plan = self.plan
         graph, code = plan.graph, plan.code
