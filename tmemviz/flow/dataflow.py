@@ -5,7 +5,8 @@ finds, for every reachable block, the facts that hold on entry to it on every pa
 Edges are transferred separately, so an analysis may say that a branch's edge cannot be taken (no
 state for it) or refine what holds along it. At loop headers, after :attr:`Problem.widen_after`
 visits, facts are widened (:meth:`Problem.widen`) so that loops terminate whatever the lattice's height;
-before, the problem may widen the facts it does not need exact at once (:meth:`Problem.early`).
+before, the problem may widen the facts it does not need exact at once, or run them ahead to where the
+loop takes them (:meth:`Problem.early`).
 
 Pure: no I/O.
 """
@@ -37,9 +38,10 @@ class Problem(Protocol, Generic[S]):
         """At a loop header: an upper bound of ``old`` and ``new`` that stops growing."""
         ...
 
-    def early(self, old: S, new: S) -> S:
-        """At a loop header before :attr:`widen_after` visits: ``new`` with the facts that are to stop
-        growing at once widened (``new`` itself when there are none)."""
+    def early(self, header: int, old: S, new: S) -> S:
+        """At loop header ``header`` before :attr:`widen_after` visits: ``new`` with the facts that are to
+        stop growing at once widened, or taken ahead to the values the loop's rounds would bring them
+        (``new`` itself when there are none): an upper bound of ``new`` below the fixed point."""
         ...
 
     def same(self, a: S, b: S) -> bool:
@@ -68,7 +70,7 @@ def solve(graph: Graph, entry: S, problem: Problem[S], budget: int = 200_000) ->
     ...         return a if a == b else None
     ...     def widen(self, old, new):
     ...         return self.join(old, new)
-    ...     def early(self, old, new):
+    ...     def early(self, header, old, new):
     ...         return new
     ...     def same(self, a, b):
     ...         return a == b
@@ -102,7 +104,7 @@ def solve(graph: Graph, entry: S, problem: Problem[S], budget: int = 200_000) ->
                 new = join(old, out)
                 if succ in headers:
                     visits[succ] = visits.get(succ, 0) + 1
-                    new = (widen if visits[succ] > widen_after else early)(old, new)
+                    new = widen(old, new) if visits[succ] > widen_after else early(succ, old, new)
                 if same(old, new):
                     continue
             states[succ] = new

@@ -278,7 +278,7 @@ class _Constants:
         """What still changes at a loop header after a few passes: :data:`VARIES` (the loop steps it)."""
         return {name: value if old.get(name) == value else VARIES for name, value in new.items()}
 
-    def early(self, old: Facts, new: Facts) -> Facts:
+    def early(self, header: int, old: Facts, new: Facts) -> Facts:
         """Nothing is widened before the passes above: a constant stays one until it changes."""
         return new
 

@@ -19,6 +19,7 @@ class Lattice:
     """Join, widening and equality of :class:`~tmemviz.families.explain.follow.state.State`."""
 
     plan: Any
+    thread: Any
     widen_after = 3
 
     def join(self, a: State, b: State) -> State:
@@ -67,12 +68,14 @@ class Lattice:
                 regs[k] = w
         return State(regs, new.life, new.pending, g.forgotten(new.stored), new.waited)
 
-    def early(self, old: State, new: State) -> State:
+    def early(self, header: int, old: State, new: State) -> State:
         """A number that only steers branches (no address is built from it: not :attr:`~tmemviz.
         families.explain.follow.plan.Plan.counted`), widened at a loop header as soon as it changes there
         rather than after :attr:`widen_after` rounds: a trip count or tile index gains a candidate each
         round, and each round visits the whole loop again, while what check judges rests on the
-        addresses, whose registers keep their values (a pipeline stage's)."""
+        addresses, whose registers keep their values (a pipeline stage's). Those that changed are then
+        run ahead to the values the loop's rounds bring them, where the loop allows
+        (:mod:`~tmemviz.families.explain.follow.counters`)."""
         counted, regs = self.plan.counted, None
         for k, v in new.regs.items():
             if k in counted or (type(v) is not tuple and type(v) is not Sym):
@@ -87,6 +90,18 @@ class Lattice:
                 del regs[k]
             else:
                 regs[k] = w
+        current = new.regs if regs is None else regs
+        before = old.regs
+        changed = [k for k, v in current.items() if (o := before.get(k)) is not v and o != v]
+        ahead = self.plan.counters.ahead(header, current, changed, self.thread) if changed else None
+        if ahead:
+            if regs is None:
+                regs = dict(new.regs)
+            for k, v in ahead.items():
+                if v is None:
+                    regs.pop(k, None)
+                else:
+                    regs[k] = v
         if regs is None:
             return new
         return State(regs, new.life, new.pending, new.stored, new.waited, new.facts)

@@ -16,6 +16,7 @@ from collections import defaultdict
 from functools import cached_property
 from typing import Any
 
+from tmemviz.families.explain.follow.counters import Counters
 from tmemviz.families.explain.follow.evaluate import effect, independent
 from tmemviz.families.explain.follow.liveness import Live, Registers, live_in
 from tmemviz.families.explain.follow.operands import followed
@@ -112,6 +113,11 @@ class Plan:
         if block not in self._regions:
             self._regions[block] = region(self.graph, self.code, self.releases, self.writes, block)
         return plain(self._regions[block], relevant, live.dead)
+
+    @cached_property
+    def counters(self) -> Counters:
+        """Each loop's counters, run ahead of the loop (:mod:`~tmemviz.families.explain.follow.counters`)."""
+        return Counters(self)
 
     @cached_property
     def proofs(self) -> Proofs:
