@@ -7,10 +7,15 @@ whole loop again, inner loops and all: eight stages are nine rounds. Where the l
 cannot change what the counter's instructions compute, those instructions alone, run from the header's
 state and joined round after round as the solve joins them (:meth:`~tmemviz.families.explain.follow.
 lattice.Lattice.early`'s widening included), reach the very values the solve would reach there: the
-header takes them at once, and the loop settles in two rounds.
+header takes them at once, and the loop settles in two rounds. Only a counter an address is built
+from is run so (:attr:`~tmemviz.families.explain.follow.plan.Plan.counted`: the others are widened at
+once). Where widening would have dropped the branch facts of a loop that went round more than three
+times, the settled loop keeps them: the states are the same otherwise (tests/check/test_shortcuts.py).
+Measured (CLI, three runs each way, alternated): CUTLASS's MLA module 27% less time, example 71 18%,
+86 mixed-dtype 13%.
 
 What must hold, or the loop is left to the solve (:meth:`Counters.ahead` gives None): one back edge; the
-counters' instructions (the slice of the registers that changed at the header, back from the edge's
+counters' instructions (the slice of the counters that changed at the header, back from the edge's
 tail) all lie on every path round the loop (blocks that dominate the tail), outside inner loops,
 unguarded, evaluated by the analysis and of the kinds whose value is a function of their operands
 (:data:`~tmemviz.families.explain.follow.evaluate.PURE`, ``setp``); no other instruction of the loop
@@ -23,6 +28,7 @@ MAX_COUNTED` exact values, and none holds a predicate. Pure: no I/O.
 from __future__ import annotations
 
 import weakref
+from bisect import bisect_left
 from typing import Any
 
 from tmemviz.families.explain.follow.evaluate import PURE
@@ -50,16 +56,17 @@ class Counters:
         self.plan = weakref.proxy(plan)
         self._slices: dict[tuple[int, str], Slice | None] = {}
         self._loops: dict[int, _Loop] = {}
+        self._blocks = _Blocks(self.plan)
 
     def ahead(
         self, header: int, regs: dict[str, Any], changed: list[str], thread: Any
     ) -> dict[str, Any] | None:
         """The values the loop's carried registers reach at ``header`` from ``regs``, the header's state,
-        once those of ``changed`` (the registers that changed there) that the loop writes stop growing:
+        once those of ``changed`` (the counters that changed there) that the loop writes stop growing:
         each with the counters its own computation needs (a trip count compared by the loop's branch
         does not keep the stage beside it from being run ahead); None where none can be run alone (the
         module's docstring)."""
-        written = self._loop_writes(header)
+        written = self._loop(header).written
         slices: dict[frozenset[str], Slice] = {}
         for r in changed:
             if r not in written:
@@ -104,98 +111,163 @@ class Counters:
             current = after
         return None
 
-    def _loop_writes(self, header: int) -> frozenset[str]:
-        return self._loop(header).written
-
     def _loop(self, header: int) -> _Loop:
         found = self._loops.get(header)
         if found is None:
-            found = self._loops[header] = _Loop(self.plan, header)
+            found = self._loops[header] = _Loop(self.plan, header, self._blocks)
         return found
 
     def _slice(self, header: int, wanted: frozenset[str]) -> Slice | None:
         plan, loop = self.plan, self._loop(header)
         if loop.walk is None:
             return None
-        carried = set(wanted)
-        while True:
-            needed, picked = set(carried), []
-            for inside, ins, writes in loop.walk:
-                if needed.isdisjoint(writes):
-                    continue
-                if inside or ins.guard is not None or ins.head not in _KINDS:
-                    return None
-                if ins.index not in plan.relevant:
-                    return None
-                picked.append(ins)
-                needed.difference_update(writes)
-                needed.update(plan.reads(ins))
-            more = (needed & loop.written) - carried
-            if not more:
-                break
-            carried |= more
-        used = set(carried) | needed
-        for ins in picked:
+        # Back from the tail: each needed register's nearest writer on the way (the walk runs backwards),
+        # whose operands are needed from there on; one no writer gives is read from the header's state,
+        # and if the loop writes it, it is carried round too (needed again at the tail).
+        todo = [(r, 0) for r in wanted]
+        carried, inputs, seen, picked = set(wanted), set(), set(), {}
+        while todo:
+            r, start = todo.pop()
+            if (r, start) in seen:
+                continue
+            seen.add((r, start))
+            at = loop.writer(r, start)
+            if at is None:
+                inputs.add(r)
+                if r in loop.written and r not in carried:
+                    carried.add(r)
+                    todo.append((r, 0))
+                continue
+            if at in picked:
+                continue
+            inside, ins, _ = loop.walk[at]
+            if inside or ins.guard is not None or ins.head not in _KINDS or ins.index not in plan.relevant:
+                return None
+            picked[at] = ins
+            todo.extend((rr, at + 1) for rr in plan.reads(ins))
+        used = carried | inputs
+        for ins in picked.values():
             used.update(plan.writes(ins))
             used.update(plan.reads(ins))
         # No instruction off the counters' path writes what they use (one on it that is not theirs
         # writes only what they do not read after it: the walk back would have picked it).
         if not used.isdisjoint(loop.off) or loop.refines(used):
             return None
-        picked.reverse()
-        return Slice(picked, frozenset(carried), frozenset(needed))
+        order = [picked[at] for at in sorted(picked, reverse=True)]
+        return Slice(order, frozenset(carried), frozenset(inputs))
+
+
+class _Blocks:
+    """Per block of one function, what the loops that hold it ask of it (kept: loops nest, and share
+    their blocks)."""
+
+    def __init__(self, plan: Any) -> None:
+        self.plan = plan
+        self._writes: dict[int, frozenset[str]] = {}
+        self._compares: dict[int, tuple[list[Any], list[Any], set[str]]] = {}
+
+    def writes(self, block: int) -> frozenset[str]:
+        """The registers ``block``'s instructions write."""
+        found = self._writes.get(block)
+        if found is None:
+            plan = self.plan
+            found = self._writes[block] = frozenset(w for i in plan.code[block] for w in plan.writes(i))
+        return found
+
+    def compares(self, block: int) -> tuple[list[Any], list[Any], set[str]]:
+        """``block``'s comparisons and predicate moves (what each reads and writes), and the predicate
+        of its closing branch."""
+        found = self._compares.get(block)
+        if found is None:
+            plan = self.plan
+            code, last = plan.code[block], plan.ends[block][0]
+            found = self._compares[block] = (
+                [(plan.reads(i), plan.writes(i)) for i in code if i.head == "setp"],
+                [(plan.reads(i), plan.writes(i)) for i in code if i.opcode == "mov.pred"],
+                {last.guard.lstrip("!")} if last is not None and last.guard is not None else set(),
+            )
+        return found
 
 
 class _Loop:
     """What one loop's shape says, asked once: the instructions every round runs, in reverse (each with
     whether it lies in an inner loop, and what it writes; None: the loop has more than one back edge or
-    its tail's dominators leave it), the registers written in it and off that path, its comparisons."""
+    its tail's dominators leave it), the registers written in it and off that path, its comparisons
+    (found when a slice first asks)."""
 
-    def __init__(self, plan: Any, header: int) -> None:
-        graph, code = plan.graph, plan.code
-        body = graph.loops[header]
-        self.written = frozenset(w for b in body for ins in code[b] for w in plan.writes(ins))
-        self.walk: list[tuple[bool, Any, tuple[str, ...]]] | None = None
+    def __init__(self, plan: Any, header: int, blocks: _Blocks) -> None:
+        self.plan, self.header, self._blocks = plan, header, blocks
+        writes = blocks.writes
+        self.body = plan.graph.loops[header]
+        self.written = frozenset().union(*map(writes, self.body))
+        self._walk: list[tuple[bool, Any, tuple[str, ...]]] | bool | None = False
         self.off: frozenset[str] = frozenset()
+        self._writers: dict[str, list[int]] = {}
+        self._steering: frozenset[str] | None = None
+        """The registers a comparison reads whose predicate a branch of the loop is on."""
+
+    @property
+    def walk(self) -> list[tuple[bool, Any, tuple[str, ...]]] | None:
+        if self._walk is False:
+            self._walk = self._walked()
+        return self._walk  # type: ignore[return-value]
+
+    def _walked(self) -> list[tuple[bool, Any, tuple[str, ...]]] | None:
+        plan, header = self.plan, self.header
+        graph, code = plan.graph, plan.code
         tails = [t for t, h in graph.back_edges if h == header]
         chain, b = [], tails[0] if len(tails) == 1 else None
         while b is not None and b != header:  # the tail's dominators, up to the header
             chain.append(b)
             b = graph.idom.get(b, header)
-            if b not in body:
+            if b not in self.body:
                 b = None
         if b is None:
-            return
+            return None
         chain.append(header)
         inner: set[int] = set()
-        for h in body & graph.headers:
+        for h in self.body & graph.headers:
             if h != header:
                 inner |= graph.loops[h]
-        self.walk = [
-            (block in inner, ins, writes)
-            for block in chain for ins in reversed(code[block]) if (writes := plan.writes(ins))
+        walk = [
+            (block in inner, ins, w)
+            for block in chain for ins in reversed(code[block]) if (w := plan.writes(ins))
         ]  # fmt: skip
-        on = set(chain) - inner
-        self.off = frozenset(w for b in body - on for ins in code[b] for w in plan.writes(ins))
-        self._setps = [(plan.reads(i), plan.writes(i)) for b in body for i in code[b] if i.head == "setp"]
-        self._moves = [(plan.reads(i), plan.writes(i)) for b in body for i in code[b] if i.head == "mov"]
-        self._guards = {
-            last.guard.lstrip("!")
-            for b in body if (last := plan.ends[b][0]) is not None and last.guard is not None
-        }  # fmt: skip
+        self.off = frozenset().union(*map(self._blocks.writes, self.body - (set(chain) - inner)))
+        for at, (_, _, w) in enumerate(walk):
+            for r in w:
+                self._writers.setdefault(r, []).append(at)
+        return walk
+
+    def writer(self, reg: str, start: int) -> int | None:
+        """The first place from ``start`` on in the walk (back from the tail) that writes ``reg``."""
+        places = self._writers.get(reg)
+        if not places:
+            return None
+        k = bisect_left(places, start)
+        return places[k] if k < len(places) else None
 
     def refines(self, used: set[str]) -> bool:
         """Whether a branch of the loop is on a comparison of a register the counters use (its two ways
         would each know more of it than the counters' run does)."""
-        compared = {w for reads, writes in self._setps if not used.isdisjoint(reads) for w in writes}
-        grew = bool(compared)
-        while grew:  # a predicate moved keeps its comparison (conditions.logic)
-            grew = False
-            for reads, writes in self._moves:
-                if not compared.isdisjoint(reads) and not compared.issuperset(writes):
-                    compared.update(writes)
-                    grew = True
-        return not compared.isdisjoint(self._guards)
+        if self._steering is None:
+            setps, moves, guards = [], [], set()
+            for b in self.body:
+                s, m, g = self._blocks.compares(b)
+                setps += s
+                moves += m
+                guards |= g
+            grew = True
+            while grew:  # a predicate moved keeps its comparison (conditions.logic)
+                grew = False
+                for reads, writes in moves:
+                    if not guards.isdisjoint(writes) and not guards.issuperset(reads):
+                        guards.update(reads)
+                        grew = True
+            self._steering = frozenset(
+                r for reads, writes in setps if not guards.isdisjoint(writes) for r in reads
+            )
+        return not self._steering.isdisjoint(used)
 
 
 def _settles(value: Any, counted: bool) -> bool:

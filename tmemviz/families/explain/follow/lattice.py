@@ -92,7 +92,8 @@ class Lattice:
                 regs[k] = w
         current = new.regs if regs is None else regs
         before = old.regs
-        changed = [k for k, v in current.items() if (o := before.get(k)) is not v and o != v]
+        # Only a counter an address is built from gains a value a round (the others are widened above).
+        changed = [k for k, v in current.items() if k in counted and (o := before.get(k)) is not v and o != v]
         ahead = self.plan.counters.ahead(header, current, changed, self.thread) if changed else None
         if ahead:
             if regs is None:
