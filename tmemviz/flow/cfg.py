@@ -42,7 +42,7 @@ PLAIN_STEP = Step()
 """The step of every instruction that is no jump or stop (steps are frozen: one serves them all)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Block:
     """Steps ``start`` to ``end - 1``; ``succ``/``pred`` are block indices."""
 

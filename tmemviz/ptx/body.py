@@ -31,7 +31,7 @@ _FUNCTION = re.compile(r"\.(entry|func)\b\s*(?:\([^)]*\)\s*)?([\w$.]+)?")
 _TARGETS = re.compile(r"^([\w$.]+)\s*:\s*\.branchtargets\s+(.*)$")
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Instruction:
     """One instruction statement of a function."""
 
@@ -57,7 +57,7 @@ class Instruction:
         return self._parsed
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Label:
     index: int
     line: int
@@ -217,11 +217,18 @@ class Collector:
         if body is None or s is None:
             return
         if kind in ("instruction", "tcgen05"):
-            text = collapse(s.text)
-            opcode, head, rest = opcode_head_rest(text)
-            guard = text.split(None, 1)[0][1:] if text[:1] == "@" else None
-            if guard is not None and " " in text and text.split(None, 1)[0] == "@":  # '@ %p bra'
-                guard = None
+            words = s.text.split()  # collapsed (statements.collapse) and split at once: most have no guard
+            text = " ".join(words)
+            first = words[0] if words else ""
+            guard = None
+            if first[:1] == "@" or "{" in first or "[" in first:
+                opcode, head, rest = opcode_head_rest(text)
+                if first[:1] == "@" and (first != "@" or " " not in text):  # not '@ %p bra'
+                    guard = first[1:]
+            else:
+                opcode, rest = first, " ".join(words[1:])
+                dot = opcode.find(".")
+                head = opcode[:dot] if dot > 0 else opcode
             body.code.append(
                 Instruction(len(body.code), s.first, text, opcode, head, rest, guard, self._scope)
             )

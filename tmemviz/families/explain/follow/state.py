@@ -13,7 +13,7 @@ from tmemviz.families.explain.follow.pending import Pending, Stored
 NONE, HELD, FREED = "none", "held", "freed"
 
 
-@dataclass
+@dataclass(slots=True)
 class State:
     regs: dict[str, Any]
     life: dict[Any, frozenset[str]]

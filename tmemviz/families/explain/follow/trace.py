@@ -22,7 +22,7 @@ class Split(Exception):
         self.parts = parts
 
 
-@dataclass
+@dataclass(slots=True)
 class Access:
     ins: Instruction
     op: str
@@ -33,7 +33,7 @@ class Access:
     status: frozenset[str]
 
 
-@dataclass
+@dataclass(slots=True)
 class Trace:
     """What one group of warps (or any thread) saw at each instruction the rules judge."""
 
