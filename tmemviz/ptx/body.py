@@ -16,7 +16,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,14 +115,18 @@ class Body:
             return self.registers(rest[: rest.find("}") + 1])
         return self.registers(rest.split(",", 1)[0])
 
-    def reads(self, ins: Instruction) -> list[str]:
-        """The registers ``ins`` reads: every one outside the operand it writes, and its guard's."""
+    def reads(self, ins: Instruction, written: Sequence[str] | None = None) -> list[str]:
+        """The registers ``ins`` reads: every one outside the operand it writes, and its guard's
+        (``written``: what :meth:`writes` gives, where the caller has it)."""
         head, rest = ins.head, ins.rest
         out = self.registers(ins.guard) if ins.guard else []
         if head == "call":
             skip = rest.find(")") + 1 if rest[:1] == "(" else 0
             return out + self.registers(rest[skip:])
-        written = self.writes(ins) if rest[:1] not in "[(" else []
+        if rest[:1] in "[(":
+            written = []
+        elif written is None:
+            written = self.writes(ins)
         if not written:
             return out + self.registers(rest)
         if head == "tcgen05":  # an ld reads its address only

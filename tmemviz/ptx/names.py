@@ -96,11 +96,12 @@ class Declared:
     (True, False, False)
     """
 
-    __slots__ = ("exact", "ranges")
+    __slots__ = ("_pattern", "exact", "ranges")
 
     def __init__(self) -> None:
         self.exact: set[str] = set()
         self.ranges: dict[str, int] = {}
+        self._pattern: tuple[int, re.Pattern[str]] | None = None
 
     def declare(self, text: str) -> bool:
         """Note a directive's declarations; whether it was a ``.reg`` declaration."""
@@ -136,11 +137,26 @@ class Declared:
         return False
 
     def registers(self, text: str) -> list[str]:
-        """The registers named in operand text: ``%`` names, and the identifiers declared here."""
+        """The registers named in operand text: ``%`` names, and the identifiers declared here.
+
+        >>> d = Declared(); _ = d.declare(".reg .pred P1, p;")
+        >>> d.registers("P1, %p1, p.x, P10, !p"), d.registers("%r1")
+        (['%p1', 'P1', 'p', 'p'], ['%r1'])
+        """
         one = text.strip()
         if one[:1] == "%" and one[1:2].isalpha() and one.isascii() and one[1:].isalnum():
             return [one]  # one register, as most destinations are: what the patterns find, found faster
         found = PERCENT.findall(text)
-        if self:
+        if self.ranges:
             found += [w for w in NAME.findall(text) if w[:1] != "%" and w in self]
+        elif self.exact:  # the declared names alone, as NAME stands them alone (inline asm's P1, p)
+            found += self._exact().findall(text)
         return found
+
+    def _exact(self) -> re.Pattern[str]:
+        """The declared names as one pattern (made again when one is added: names are only added)."""
+        p = self._pattern
+        if p is None or p[0] != len(self.exact):
+            alternatives = "|".join(map(re.escape, sorted(self.exact, key=len, reverse=True)))
+            p = self._pattern = (len(self.exact), re.compile(rf"(?<![\w$.%])(?:{alternatives})(?![\w$])"))
+        return p[1]

@@ -36,7 +36,7 @@ _FUNCTION = re.compile(r"\.(entry|func)\b\s*(?:\([^)]*\)\s*)?([\w$.]+)?")
 _TARGET = re.compile(r"^\.target\s+([\w,\s]+)")
 
 
-@dataclass
+@dataclass(slots=True)
 class Event:
     """``kind``: target, function, tcgen05, instruction (``every=True``), label, problem.
 

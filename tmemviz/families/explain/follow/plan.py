@@ -157,7 +157,7 @@ class Plan:
     def reads(self, ins: Instruction) -> tuple[str, ...]:
         found = self._reads.get(ins.index)
         if found is None:
-            found = self._reads[ins.index] = tuple(self.body.reads(ins))
+            found = self._reads[ins.index] = tuple(self.body.reads(ins, self.writes(ins)))
         return found
 
     def writes(self, ins: Instruction) -> tuple[str, ...]:
