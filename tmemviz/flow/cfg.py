@@ -146,17 +146,42 @@ class Graph:
         return _dominators(order, lambda b: succ.get(b, []))
 
     def dominates(self, a: int, b: int) -> bool:
-        """Whether every path from the entry to ``b`` passes through ``a``."""
-        idom = self.idom
-        if b not in idom:
+        """Whether every path from the entry to ``b`` passes through ``a``: ``b`` lies in ``a``'s subtree
+        of the dominator tree (its interval of a walk of the tree).
+
+        >>> g = build([Step(), Step(JUMP, targets=("L",), conditional=True), Step(), Step(LABEL, "L")])
+        >>> g.dominates(0, 2), g.dominates(1, 2), g.dominates(2, 2), g.dominates(2, 1)
+        (True, False, True, False)
+        """
+        intervals = self._dominator_intervals
+        if a not in intervals or b not in intervals:
             return False
-        while True:
-            if a == b:
-                return True
-            parent = idom[b]
-            if parent == b:
-                return False
-            b = parent
+        (a_in, a_out), (b_in, b_out) = intervals[a], intervals[b]
+        return a_in <= b_in and b_out <= a_out
+
+    @cached_property
+    def _dominator_intervals(self) -> dict[int, tuple[int, int]]:
+        """Each reachable block's entry and exit times in a depth-first walk of the dominator tree."""
+        children: dict[int, list[int]] = {}
+        for b, parent in self.idom.items():
+            if parent != b:
+                children.setdefault(parent, []).append(b)
+        out: dict[int, tuple[int, int]] = {}
+        if not self.idom:
+            return out
+        clock, entered = 0, {}
+        stack: list[tuple[int, bool]] = [(0, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                out[node] = (entered[node], clock)
+                clock += 1
+                continue
+            entered[node] = clock
+            clock += 1
+            stack.append((node, True))
+            stack.extend((c, False) for c in children.get(node, ()))
+        return out
 
     @cached_property
     def back_edges(self) -> list[tuple[int, int]]:
