@@ -205,6 +205,24 @@ class Collector:
     def observe(self, event: Any) -> None:
         kind = event.kind
         s = event.statement
+        body = self.body
+        if (kind == "instruction" or kind == "tcgen05") and body is not None and s is not None:
+            # Most of a module's statements: collapsed (statements.collapse) and split at once.
+            words = s.text.split()
+            text = " ".join(words)
+            first = words[0] if words else ""
+            guard = None
+            if first[:1] == "@" or "{" in first or "[" in first:
+                opcode, head, rest = opcode_head_rest(text)
+                if first[:1] == "@" and (first != "@" or " " not in text):  # not '@ %p bra'
+                    guard = first[1:]
+            else:
+                opcode, rest = first, text[len(first) + 1 :]
+                dot = opcode.find(".")
+                head = opcode[:dot] if dot > 0 else opcode
+            code = body.code
+            code.append(Instruction(len(code), s.first, text, opcode, head, rest, guard, self._scope))
+            return
         if kind == "function":
             self.finish()
             header = s.text if s is not None else ""
@@ -217,26 +235,9 @@ class Collector:
         if kind == "directive" and s is not None:
             self._directive(s.text)
             return
-        body = self.body
         if body is None or s is None:
             return
-        if kind in ("instruction", "tcgen05"):
-            words = s.text.split()  # collapsed (statements.collapse) and split at once: most have no guard
-            text = " ".join(words)
-            first = words[0] if words else ""
-            guard = None
-            if first[:1] == "@" or "{" in first or "[" in first:
-                opcode, head, rest = opcode_head_rest(text)
-                if first[:1] == "@" and (first != "@" or " " not in text):  # not '@ %p bra'
-                    guard = first[1:]
-            else:
-                opcode, rest = first, " ".join(words[1:])
-                dot = opcode.find(".")
-                head = opcode[:dot] if dot > 0 else opcode
-            body.code.append(
-                Instruction(len(body.code), s.first, text, opcode, head, rest, guard, self._scope)
-            )
-        elif kind == "label":
+        if kind == "label":
             body.code.append(Label(len(body.code), s.first, s.text.strip(), self._scope))
         elif kind == "open":
             body.parents.append(self._scope)
