@@ -11,18 +11,19 @@ header takes them at once, and the loop settles in two rounds. Only a counter an
 from is run so (:attr:`~tmemviz.families.explain.follow.plan.Plan.counted`: the others are widened at
 once). Where widening would have dropped the branch facts of a loop that went round more than three
 times, the settled loop keeps them: the states are the same otherwise (tests/check/test_shortcuts.py).
-Measured (CLI, three runs each way, alternated): CUTLASS's MLA module 27% less time, example 71 18%,
-86 mixed-dtype 13%.
+Measured (CLI, CPU time, three runs each way, alternated): CUTLASS's MLA module 21% less time,
+example 71 9%, 86 mixed-dtype 5%.
 
 What must hold, or the loop is left to the solve (:meth:`Counters.ahead` gives None): one back edge; the
 counters' instructions (the slice of the counters that changed at the header, back from the edge's
 tail) all lie on every path round the loop (blocks that dominate the tail), outside inner loops,
 unguarded, evaluated by the analysis and of the kinds whose value is a function of their operands
 (:data:`~tmemviz.families.explain.follow.evaluate.PURE`, ``setp``); no other instruction of the loop
-writes a register they use; no branch of the loop is on a comparison of one of them (a branch refines
-the compared register on each way: :meth:`~tmemviz.families.explain.follow.machine.Machine._assume`);
-every counter an address is built from keeps at most :data:`~tmemviz.families.explain.follow.values.
-MAX_COUNTED` exact values, and none holds a predicate. Pure: no I/O.
+writes a register they use; no branch of the loop is on a comparison of one of them, made in the loop
+or before it (a branch refines the compared register on each way: :meth:`~tmemviz.families.explain.
+follow.machine.Machine._assume`); every counter an address is built from keeps at most
+:data:`~tmemviz.families.explain.follow.values.MAX_COUNTED` exact values, and none holds a predicate.
+Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -165,6 +166,7 @@ class _Blocks:
         self.plan = plan
         self._writes: dict[int, frozenset[str]] = {}
         self._compares: dict[int, tuple[list[Any], list[Any], set[str]]] = {}
+        self._everywhere: tuple[list[Any], list[Any]] | None = None
 
     def writes(self, block: int) -> frozenset[str]:
         """The registers ``block``'s instructions write."""
@@ -173,6 +175,13 @@ class _Blocks:
             plan = self.plan
             found = self._writes[block] = frozenset(w for i in plan.code[block] for w in plan.writes(i))
         return found
+
+    def everywhere(self) -> tuple[list[Any], list[Any]]:
+        """The function's comparisons and predicate moves (what each reads and writes)."""
+        if self._everywhere is None:
+            found = [self.compares(b) for b in range(len(self.plan.code))]
+            self._everywhere = ([x for f in found for x in f[0]], [x for f in found for x in f[1]])
+        return self._everywhere
 
     def compares(self, block: int) -> tuple[list[Any], list[Any], set[str]]:
         """``block``'s comparisons and predicate moves (what each reads and writes), and the predicate
@@ -251,12 +260,10 @@ class _Loop:
         """Whether a branch of the loop is on a comparison of a register the counters use (its two ways
         would each know more of it than the counters' run does)."""
         if self._steering is None:
-            setps, moves, guards = [], [], set()
-            for b in self.body:
-                s, m, g = self._blocks.compares(b)
-                setps += s
-                moves += m
-                guards |= g
+            # The loop's branches, on predicates compared anywhere in the function (one compared before
+            # the loop refines too, while the register is unwritten since: Machine._assume).
+            guards = set().union(*(self._blocks.compares(b)[2] for b in self.body))
+            setps, moves = self._blocks.everywhere()
             grew = True
             while grew:  # a predicate moved keeps its comparison (conditions.logic)
                 grew = False
