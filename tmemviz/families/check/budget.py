@@ -86,9 +86,11 @@ def _stages(a: Analysed, key: Any) -> str:
 
 def register_findings(a: Analysed) -> Iterable[Finding]:
     """``ld-registers``: each load whose warp's ``setmaxnreg`` leaves fewer registers than it writes."""
+    if not any(i.opcode.startswith("setmaxnreg") for i in a.body.instructions):
+        return
     for t in a.traces:
         loads = [x for x in t.accesses if x.op == "ld"]
-        if not loads or not any(i.opcode.startswith("setmaxnreg") for i in a.body.instructions):
+        if not loads:
             continue
         counts = reaching(a.plan, t.blocks, register_count)
         for access in loads:
