@@ -34,37 +34,24 @@ class Lanes:
 
     @cached_property
     def tainted(self) -> frozenset[str]:
-        """Registers whose value may differ between the lanes of one warp, of those the predicate of a
-        block's closing branch or exit is computed from (all :attr:`divergent` asks about): from the
-        instructions that read the lane's position, along the registers each writes to the instructions
-        that read them. Only those predicates' slice of the plan's is followed (:attr:`~tmemviz.families.
-        explain.follow.plan.Plan.whole` holds every instruction a predicate is computed from): what a
-        register holds depends on nothing else."""
-        plan = self.plan
-        whole, defs = plan.whole, plan.defs
-        needed = [c[-1].guard.lstrip("!") for c in plan.code if c and c[-1].guard is not None]
-        seen: set[str] = set()
-        chosen: dict[int, Instruction] = {}
-        while needed:
-            r = needed.pop()
-            if r in seen:
-                continue
-            seen.add(r)
-            for ins in defs.get(r, ()):
-                if ins.index in whole and ins.index not in chosen:
-                    chosen[ins.index] = ins
-                    needed.extend(plan.reads(ins))
+        """Registers whose value may differ between the lanes of one warp: from the instructions that read
+        the lane's position, along the registers each writes to the instructions that read them. Only
+        the plan's slice is followed: it holds every instruction a branch's or exit's predicate is
+        computed from (:attr:`~tmemviz.families.explain.follow.plan.Plan.whole`), all this asks about."""
         readers: dict[str, list[Instruction]] = {}
         todo: list[Instruction] = []
-        for ins in chosen.values():
-            for r in plan.reads(ins):
+        relevant = self.plan.whole
+        for ins in self.plan.instructions:
+            if ins.index not in relevant:
+                continue
+            for r in self.plan.reads(ins):
                 readers.setdefault(r, []).append(ins)
             if ins.head == "elect" or any(s in ins.text for s in SOURCES):
                 todo.append(ins)
         out: set[str] = set()
         while todo:
             ins = todo.pop()
-            writes = [w for w in plan.writes(ins) if w not in out]
+            writes = [w for w in self.plan.writes(ins) if w not in out]
             if writes and self._differs(ins, out):
                 out.update(writes)
                 for w in writes:
