@@ -118,7 +118,7 @@ def test_counters_run_ahead_reach_what_the_rounds_reach(path: Path, monkeypatch:
     goes round for each value (but for the order of a value's candidates, which is the order they came
     in, and the branch facts that solve forgot by widening after its third round: the settled loop
     keeps them), and check's findings are the same. It fails where a counter is run past a branch that
-    refines it, or without the early widening."""
+    refines it (test_widening holds the early widening and the writes off the rounds' path)."""
     solved = []
     for a in analysed(path):
         for t in a.traces:
