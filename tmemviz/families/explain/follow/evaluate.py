@@ -262,7 +262,17 @@ def _fit(value: Any, width: int) -> Any:
     n = number(value)
     if n is None:
         return value
-    return n if all(b.width == width for b in n) else c.resize(n, width)
+    for b in n:  # most are of the width already: no generator for them
+        if b.width != width:
+            return _resized(n, width) if len(n) == 1 else c.resize(n, width)
+    return n
+
+
+@lru_cache(maxsize=4096)
+def _resized(n: c.Value, width: int) -> c.Value:
+    """One number at another width, remembered: an immediate (read 64 bits wide) meets 32-bit code
+    again and again."""
+    return c.resize(n, width)
 
 
 def _vector_move(ops: tuple[str, ...], written: list[str], width: int, get: Get) -> dict[str, Any]:
