@@ -270,8 +270,7 @@ def _fit(value: Any, width: int) -> Any:
 
 @lru_cache(maxsize=4096)
 def _resized(n: c.Value, width: int) -> c.Value:
-    """One number at another width, remembered: an immediate (read 64 bits wide) meets 32-bit code
-    again and again."""
+    """One number at another width, remembered: an immediate (read 64 bits wide) in 32-bit code."""
     return c.resize(n, width)
 
 
