@@ -27,7 +27,6 @@ from tmemviz.families.check.overlap import overlap_findings
 from tmemviz.families.check.protocol import calls, no_alloc_findings, pair_findings, relinquish_findings
 from tmemviz.families.check.reach import outside_findings
 from tmemviz.families.explain.budget import Budget, budget
-from tmemviz.families.explain.follow.follower import callees_of
 from tmemviz.families.explain.follow.kernel import Analysed
 from tmemviz.ptx.body import Body
 from tmemviz.ptx.line import parse_statement
@@ -52,10 +51,9 @@ class Checker:
     budgets: dict[str, Budget] = field(default_factory=dict)
     """Each kernel's Tensor Memory budget (by name, or ``line N``), what the TMEM map draws."""
 
-    def function(self, body: Body, a: Analysed | None) -> None:
+    def function(self, body: Body, a: Analysed | None, callees: set[str]) -> None:
+        """One function read (the follower's ``each``): its analysis, and the names it calls."""
         texts = [(i.line, i.text) for i in body.instructions if i.head == "tcgen05"]
-        summary = self.follower.summaries.get(body.name) if self.follower is not None else None
-        callees = summary.callees if summary is not None else callees_of(body)  # read once per function
         self.groups.function(body.name, body.entry, texts, callees)
         if a is None:
             return

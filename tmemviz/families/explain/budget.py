@@ -72,11 +72,11 @@ def budget(a: Analysed) -> Budget | None:
     return Budget(first, best)
 
 
-def gather(into: dict[str, Budget]) -> Callable[[Any, Analysed | None], None]:
+def gather(into: dict[str, Budget]) -> Callable[[Any, Analysed | None, set[str]], None]:
     """What the follower calls with each function read: its budget kept in ``into`` by kernel name (or
     ``line N``), as ``check`` keeps it, for the map."""
 
-    def each(body: Any, a: Analysed | None) -> None:
+    def each(body: Any, a: Analysed | None, callees: set[str]) -> None:
         if a is not None and not a.unconverged:
             found = budget(a)
             if found is not None:

@@ -35,8 +35,9 @@ class Summary:
 class Follower:
     explainer: Any
     catalog: Any
-    each: Callable[[Body, Analysed | None], None] | None = None
-    """Called with every function read (and its analysis; None for one without tcgen05)."""
+    each: Callable[[Body, Analysed | None, set[str]], None] | None = None
+    """Called with every function read, its analysis (None for one without tcgen05) and the names it
+    calls (read once, here)."""
     maps: list[tuple[Any, list[Any]]] = field(default_factory=list)
     summaries: dict[str | None, Summary] = field(default_factory=dict)
     collector: Collector = field(default_factory=Collector)
@@ -74,7 +75,7 @@ class Follower:
             if not analysed.unconverged:
                 self.maps.append(kernel_map(analysed))
         if self.each is not None:
-            self.each(body, analysed)
+            self.each(body, analysed, callees)
 
     def may(self, callees: set[str], op: str, seen: frozenset[str] = frozenset()) -> bool:
         """Whether a function called may ``op`` (alloc, dealloc) Tensor Memory: one of this module that

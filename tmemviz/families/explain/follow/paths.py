@@ -12,7 +12,6 @@ value without removing the earlier ones. Pure: no I/O.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
@@ -26,27 +25,13 @@ Gen = Callable[[Instruction], Hashable | None]
 """An instruction's value (None: not of the kind)."""
 
 
-_KINDS: weakref.WeakKeyDictionary[Any, dict[Gen, list[list[tuple[Instruction, Hashable]]]]] = (
-    weakref.WeakKeyDictionary()
-)
-"""Per function's plan (kept while the plan is), per kind, each block's instructions of that kind."""
-
-
-def _of_kind(plan: Any, gen: Gen) -> list[list[tuple[Instruction, Hashable]]]:
-    per = _KINDS.setdefault(plan, {})
-    found = per.get(gen)
-    if found is None:
-        found = per[gen] = [[(i, v) for i in block if (v := gen(i)) is not None] for block in plan.code]
-    return found
-
-
 def reaching(plan: Any, blocks: Iterable[int], gen: Gen) -> Callable[[Instruction], frozenset[Any]]:
     """For each instruction of ``blocks``, the values that may reach it (before it runs)."""
     graph = plan.graph
     inside = set(blocks)
     # Each block's instructions of the kind, with their values, found once per function (every group of
     # warps asks of the same code): the rounds pass only these.
-    every = _of_kind(plan, gen)
+    every = plan.of_kind(gen)
     kind = {b: every[b] for b in inside}
     entry: dict[int, frozenset[Any]] = {b: frozenset() for b in inside}
     if 0 in inside:

@@ -13,6 +13,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from functools import cached_property
 from typing import Any
 
@@ -51,6 +52,7 @@ class Plan:
         self._indexed: dict[int, list[int] | None] = {}
         self._block_registers: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
         self._transparent: dict[int, bool] = {}
+        self._kinds: dict[Any, list[list[tuple[Instruction, Any]]]] = {}
 
     def effect(self, ins: Instruction, regs: dict[str, Any], thread: Any) -> dict[str, Any]:
         """:func:`~tmemviz.families.explain.follow.evaluate.effect`, remembered by what it depends on (the
@@ -351,6 +353,14 @@ class Plan:
             found = self._transparent[block] = not self.graph.blocks[block].exits and all(
                 ins.head != "tcgen05" and ins.index not in releases for ins in self.code[block]
             )
+        return found
+
+    def of_kind(self, gen: Callable[[Instruction], Any]) -> list[list[tuple[Instruction, Any]]]:
+        """Each block's instructions to which ``gen`` gives a value (not None), with it: worked out once
+        per ``gen`` (:func:`~tmemviz.families.explain.follow.paths.reaching`: every group of warps asks)."""
+        found = self._kinds.get(gen)
+        if found is None:
+            found = self._kinds[gen] = [[(i, v) for i in c if (v := gen(i)) is not None] for c in self.code]
         return found
 
     def indexed(self, block: int) -> list[int] | None:
