@@ -16,7 +16,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,9 +81,13 @@ class Body:
     """Registers declared without ``%`` (``acc2`` too, when ``acc<4>`` was declared)."""
     targets: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """``.branchtargets`` lists by name (for ``brx.idx``)."""
+    listed: list[Instruction] | None = field(default=None, repr=False)
+    """The instructions, listed once the function is read (every rule walks them)."""
 
     @property
-    def instructions(self) -> Iterator[Instruction]:
+    def instructions(self) -> Iterable[Instruction]:
+        if self.listed is not None:
+            return self.listed
         return (c for c in self.code if isinstance(c, Instruction))
 
     @property
@@ -294,6 +298,7 @@ class Collector:
 
     def finish(self) -> None:
         if self.body is not None:
+            self.body.listed = [c for c in self.body.code if isinstance(c, Instruction)]
             self.done.append(self.body)
             self.body = None
 
