@@ -32,6 +32,7 @@ import weakref
 from bisect import bisect_left
 from typing import Any
 
+from tmemviz.families.explain.follow.blocks import Blocks
 from tmemviz.families.explain.follow.evaluate import PURE
 from tmemviz.families.explain.follow.values import MAX_COUNTED, Pred, Sym, Vec, join, widen
 
@@ -57,7 +58,6 @@ class Counters:
         self.plan = weakref.proxy(plan)
         self._slices: dict[tuple[int, str], Slice | None] = {}
         self._loops: dict[int, _Loop] = {}
-        self._blocks = _Blocks(self.plan)
 
     def ahead(
         self, header: int, regs: dict[str, Any], changed: list[str], thread: Any
@@ -115,7 +115,7 @@ class Counters:
     def _loop(self, header: int) -> _Loop:
         found = self._loops.get(header)
         if found is None:
-            found = self._loops[header] = _Loop(self.plan, header, self._blocks)
+            found = self._loops[header] = _Loop(self.plan, header, self.plan.blocks)
         return found
 
     def _slice(self, header: int, wanted: frozenset[str]) -> Slice | None:
@@ -158,53 +158,13 @@ class Counters:
         return Slice(order, frozenset(carried), frozenset(inputs))
 
 
-class _Blocks:
-    """Per block of one function, what the loops that hold it ask of it (kept: loops nest, and share
-    their blocks)."""
-
-    def __init__(self, plan: Any) -> None:
-        self.plan = plan
-        self._writes: dict[int, frozenset[str]] = {}
-        self._compares: dict[int, tuple[list[Any], list[Any], set[str]]] = {}
-        self._everywhere: tuple[list[Any], list[Any]] | None = None
-
-    def writes(self, block: int) -> frozenset[str]:
-        """The registers ``block``'s instructions write."""
-        found = self._writes.get(block)
-        if found is None:
-            plan = self.plan
-            found = self._writes[block] = frozenset(w for i in plan.code[block] for w in plan.writes(i))
-        return found
-
-    def everywhere(self) -> tuple[list[Any], list[Any]]:
-        """The function's comparisons and predicate moves (what each reads and writes)."""
-        if self._everywhere is None:
-            found = [self.compares(b) for b in range(len(self.plan.code))]
-            self._everywhere = ([x for f in found for x in f[0]], [x for f in found for x in f[1]])
-        return self._everywhere
-
-    def compares(self, block: int) -> tuple[list[Any], list[Any], set[str]]:
-        """``block``'s comparisons and predicate moves (what each reads and writes), and the predicate
-        of its closing branch."""
-        found = self._compares.get(block)
-        if found is None:
-            plan = self.plan
-            code, last = plan.code[block], plan.ends[block][0]
-            found = self._compares[block] = (
-                [(plan.reads(i), plan.writes(i)) for i in code if i.head == "setp"],
-                [(plan.reads(i), plan.writes(i)) for i in code if i.opcode == "mov.pred"],
-                {last.guard.lstrip("!")} if last is not None and last.guard is not None else set(),
-            )
-        return found
-
-
 class _Loop:
     """What one loop's shape says, asked once: the instructions every round runs, in reverse (each with
     whether it lies in an inner loop, and what it writes; None: the loop has more than one back edge or
     its tail's dominators leave it), the registers written in it and off that path, its comparisons
     (found when a slice first asks)."""
 
-    def __init__(self, plan: Any, header: int, blocks: _Blocks) -> None:
+    def __init__(self, plan: Any, header: int, blocks: Blocks) -> None:
         self.plan, self.header, self._blocks = plan, header, blocks
         writes = blocks.writes
         self.body = plan.graph.loops[header]

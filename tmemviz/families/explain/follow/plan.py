@@ -17,6 +17,7 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import Any
 
+from tmemviz.families.explain.follow.blocks import Blocks
 from tmemviz.families.explain.follow.counters import Counters
 from tmemviz.families.explain.follow.evaluate import effect, independent
 from tmemviz.families.explain.follow.liveness import Live, Registers, live_in
@@ -53,6 +54,7 @@ class Plan:
         self._block_registers: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
         self._transparent: dict[int, bool] = {}
         self._kinds: dict[Any, list[list[tuple[Instruction, Any]]]] = {}
+        self._registers = Registers()  # register names as bits, for the slices' liveness
 
     def effect(self, ins: Instruction, regs: dict[str, Any], thread: Any) -> dict[str, Any]:
         """:func:`~tmemviz.families.explain.follow.evaluate.effect`, remembered by what it depends on (the
@@ -115,6 +117,11 @@ class Plan:
         if block not in self._regions:
             self._regions[block] = region(self.graph, self.code, self.releases, self.writes, block)
         return plain(self._regions[block], relevant, live.dead)
+
+    @cached_property
+    def blocks(self) -> Blocks:
+        """What each block writes and compares (:mod:`~tmemviz.families.explain.follow.blocks`)."""
+        return Blocks(self)
 
     @cached_property
     def counters(self) -> Counters:
@@ -356,8 +363,8 @@ class Plan:
         return found
 
     def of_kind(self, gen: Callable[[Instruction], Any]) -> list[list[tuple[Instruction, Any]]]:
-        """Each block's instructions to which ``gen`` gives a value (not None), with it: worked out once
-        per ``gen`` (:func:`~tmemviz.families.explain.follow.paths.reaching`: every group of warps asks)."""
+        """Each block's instructions ``gen`` gives a value (not None), with it, once per ``gen`` (every
+        group of warps asks: :func:`~tmemviz.families.explain.follow.paths.reaching`)."""
         found = self._kinds.get(gen)
         if found is None:
             found = self._kinds[gen] = [[(i, v) for i in c if (v := gen(i)) is not None] for c in self.code]
@@ -389,7 +396,3 @@ class Plan:
         """:attr:`live` for the evaluated instructions ``relevant`` (:mod:`~tmemviz.families.explain.
         follow.liveness`)."""
         return live_in(self.graph, self.code, relevant, self._registers, self.reads, self.writes)
-
-    @cached_property
-    def _registers(self) -> Registers:
-        return Registers()

@@ -68,7 +68,8 @@ class Proofs:
         if block not in forward:
             return False
         backward = graph.reaches(graph.blocks[block].pred, avoid, backward=True)
-        return not any(writes(i) for b in forward & backward for i in code[b])
+        written = plan.blocks.writes
+        return not any(reg in written(b) for b in forward & backward)
 
     def expression(self, reg: str, block: int) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
         """``reg``'s value as an expression another register may repeat: ``((opcode, *operands),
