@@ -215,15 +215,9 @@ class Collector:
             words = s.text.split()
             text = " ".join(words)
             first = words[0] if words else ""
-            guard = None
-            if first[:1] == "@" or "{" in first or "[" in first:
-                opcode, head, rest = opcode_head_rest(text)
-                if first[:1] == "@" and (first != "@" or " " not in text):  # not '@ %p bra'
-                    guard = first[1:]
-            else:
-                opcode, rest = first, text[len(first) + 1 :]
-                dot = opcode.find(".")
-                head = opcode[:dot] if dot > 0 else opcode
+            opcode, head, rest = opcode_head_rest(text, first)
+            # A guard's predicate: '@%p bra L' has one; '@ %p bra' (the '@' alone) is read as having none.
+            guard = first[1:] if first[:1] == "@" and (first != "@" or " " not in text) else None
             code = body.code
             code.append(Instruction(len(code), s.first, text, opcode, head, rest, guard, self._scope))
             return

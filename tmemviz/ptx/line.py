@@ -184,19 +184,23 @@ def opcode_of(text: str) -> tuple[str, str]:
     return text[: m.start()], text[m.start() :].strip()
 
 
-def opcode_head_rest(text: str) -> tuple[str, str, str]:
+def opcode_head_rest(text: str, first: str | None = None) -> tuple[str, str, str]:
     """(opcode, its head before the first dot, the rest) of an instruction's text, guard skipped: what
-    :func:`opcode_of` gives, without its regex in the common case (``op.type  operands``).
+    :func:`opcode_of` gives, without its regex in the common case (``op.type  operands``). ``first``:
+    the text's first word, where the caller split a text already collapsed (one space between words).
 
     >>> opcode_head_rest("@%p1 mov.b32 %r1, 5"), opcode_head_rest("ret")
     (('mov.b32', 'mov', '%r1, 5'), ('ret', 'ret', ''))
+    >>> opcode_head_rest("bar.sync 0", "bar.sync"), opcode_head_rest("@%p bra L", "@%p")
+    (('bar.sync', 'bar', '0'), ('bra', 'bra', 'L'))
     """
-    parts = text.split(None, 1)
-    opcode = parts[0]
+    if first is None:
+        parts = text.split(None, 1)
+        opcode, rest = parts[0], parts[1] if len(parts) > 1 else ""
+    else:
+        opcode, rest = first, text[len(first) + 1 :]
     if opcode[:1] == "@" or "{" in opcode or "[" in opcode:
         opcode, rest = opcode_of(text)
-    else:
-        rest = parts[1] if len(parts) > 1 else ""
     dot = opcode.find(".")
     return opcode, (opcode[:dot] if dot > 0 else opcode), rest
 
