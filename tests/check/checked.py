@@ -14,9 +14,11 @@ from tmemviz.families.check.source import check_file
 Seen = tuple[list[dict[str, Any]], str, list[tuple[Any, ...]]]
 
 
-def seen(text: str, catalog: Catalog, defer: bool) -> Seen:
-    """Findings (as records), regions, and each kernel's allocs and tcgen05 statements."""
-    checked = check_file("k.ptx", text.splitlines(keepends=True), catalog, defer=defer)
+def seen(text: str, catalog: Catalog, defer: bool, lines: Any = None) -> Seen:
+    """Findings (as records), regions, and each kernel's allocs and tcgen05 statements; ``lines``: the
+    text as read some other way (a file's blocks: :func:`tmemviz.files.text_lines`)."""
+    given = lines if lines is not None else text.splitlines(keepends=True)
+    checked = check_file("k.ptx", given, catalog, defer=defer)
     kernels = [
         (k.name, k.line, [(a.line, a.columns) for a in k.allocs], [(s.line, s.op) for s in k.statements])
         for k in checked.kernels

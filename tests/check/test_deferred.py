@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
+from typing import Any
 
 import pytest
 from check import checked
@@ -13,6 +14,8 @@ from check.checked import seen
 from check.test_mutations import CLASSES
 
 from tmemviz.catalog import Catalog
+from tmemviz.files import text_lines
+from tmemviz.ptx.gate import Blocks
 from tmemviz.ptx.stream import events
 
 KERNELS = sorted((Path(__file__).parents[1] / "kernels").glob("*.ptx"))
@@ -31,6 +34,40 @@ def test_every_kernel_and_each_seeded_bug_checks_the_same_deferred(path: Path, c
         mutated = mutate(path.name, text)
         if mutated is not None:
             assert checked.deferred(mutated) == seen(mutated, catalog, False)
+
+
+@pytest.mark.parametrize("path", KERNELS, ids=[p.name for p in KERNELS])
+def test_a_file_read_in_blocks_checks_the_same(path: Path, catalog: Catalog) -> None:
+    """Read from its file, as the command line reads it, a function whose tcgen05 the block already read
+    shows is read at once instead of deferred (Blocks.tcgen05_ahead): the same findings and regions, and
+    the same events but the directives a deferred reading passes over."""
+    text = path.read_text()
+    assert seen(text, catalog, True, text_lines(str(path))) == seen(text, catalog, False)
+
+    def kinds(lines: Any) -> list[tuple[str, int, str]]:
+        return [
+            (e.kind, e.statement.first, e.statement.text)
+            for e in events(lines, every=True, defer=True)
+            if e.kind != "directive" and e.statement is not None
+        ]
+
+    assert kinds(text_lines(str(path))) == kinds(text.splitlines(keepends=True))
+
+
+def test_reading_ahead_finds_the_tcgen05_of_the_function_being_read(tmp_path: Path) -> None:
+    """The blocks' look ahead: this function's tcgen05 counts, the next function's does not."""
+    path = tmp_path / "k.ptx"
+    path.write_text(
+        ".visible .entry a()\n{\nmov.b32 %r1, 1;\ntcgen05.fence::before_thread_sync;\n}\n"
+        ".visible .entry b()\n{\nmov.b32 %r1, 1;\n}\n.visible .entry c()\n{\nret;\n}\n"
+        ".visible .entry d()\n{\ntcgen05.fence::after_thread_sync;\n}\n"
+    )
+    blocks = Blocks(text_lines(str(path)).blocks())
+    ahead = []
+    for line in blocks:
+        if line.strip() == "{":
+            ahead.append(blocks.tcgen05_ahead())
+    assert ahead == [True, False, False, True]
 
 
 CALLER = """.version 8.6

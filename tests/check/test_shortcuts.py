@@ -271,6 +271,12 @@ def test_liveness_by_worklist_is_liveness_by_sweeps(path: Path) -> None:
                 if new != live[b]:
                     live[b], changed = new, True
         assert list(plan.live) == [frozenset(x) for x in live]
+        # What the solve asks of the bits (Live.kept, Live.holds) is what the sets say.
+        names = sorted(set().union(*live, *uses, *kills, {"%nothing"}))
+        every = dict.fromkeys(names, 0)
+        for b, expected in enumerate(live):
+            assert plan.live.kept(b, every) == {r: 0 for r in names if r in expected}
+            assert [r for r in names if plan.live.holds(b, r)] == [r for r in names if r in expected]
 
 
 @pytest.mark.parametrize("enabled", [True, False])

@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 import tmemviz
+from tmemviz.errors import TmemvizError
 from tmemviz.families.explain.follow import follower
 from tmemviz.flow.cfg import build
 from tmemviz.ptx.body import Collector
+from tmemviz.ptx.line import parse_collapsed, parse_line
 from tmemviz.ptx.stream import events
 
 PLAIN = """
@@ -88,3 +90,27 @@ def test_every_tcgen05_instruction_of_every_fixture_is_reached_from_the_entry(pa
             if i.head == "tcgen05" and graph.block_of(i.index) not in reached
         ]
         assert not missed, f"{body.name}: lines {missed[:5]} are in no block the entry reaches"
+
+
+def _line_of(parse, text: str):  # type: ignore[no-untyped-def]
+    try:
+        return parse(text)
+    except TmemvizError as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("path", sorted(KERNELS.glob("**/*.ptx")), ids=lambda p: str(p.relative_to(KERNELS)))
+def test_every_instruction_parses_as_the_general_parser_parses_it(path: Path) -> None:
+    """An instruction's text is collapsed when it is collected, so its line is split without looking for
+    comments and spacing again (parse_collapsed): the same line, or the same error, as parse_line's."""
+    collector = Collector()
+    with path.open() as f:
+        for event in events(f, every=True):
+            collector.observe(event)
+    collector.finish()
+    texts = [i.text for body in collector.done for i in body.instructions]
+    assert texts
+    for text in texts:
+        assert _line_of(parse_collapsed, text) == _line_of(parse_line, text), text
+    for text in ("@%p1", "mov.b32 %r1, 1; mov.b32 %r2, 2", "@!%p bra L", "{%r1} x", "a /* b */ c"):
+        assert _line_of(parse_collapsed, text) == _line_of(parse_line, text), text

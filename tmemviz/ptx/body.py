@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tmemviz.flow.cfg import JUMP, LABEL, PLAIN_STEP, STOP, Step
-from tmemviz.ptx.line import PtxLine, opcode_head_rest, parse_statement
+from tmemviz.ptx.line import PtxLine, opcode_head_rest, parse_collapsed
 from tmemviz.ptx.names import Declared
 from tmemviz.ptx.registers import NO_DESTINATION
 from tmemviz.ptx.statements import collapse
@@ -29,6 +29,9 @@ from tmemviz.ptx.statements import collapse
 _NTID = re.compile(r"\.(reqntid|maxntid)\s+([\d\s,]+)")
 _FUNCTION = re.compile(r"\.(entry|func)\b\s*(?:\([^)]*\)\s*)?([\w$.]+)?")
 _TARGETS = re.compile(r"^([\w$.]+)\s*:\s*\.branchtargets\s+(.*)$")
+_READ = (".reg", "ntid", ".entry", ".func", ".branchtargets")
+"""A word in every directive :meth:`Collector._directive` reads (a header, launch bounds, a ``.reg``
+declaration, a ``.branchtargets`` list): none of its patterns matches a text without one."""
 
 
 @dataclass(eq=False, slots=True)
@@ -53,7 +56,7 @@ class Instruction:
     def parsed(self) -> PtxLine:
         """The statement split by the shared reader (raises :class:`~tmemviz.errors.TmemvizError`)."""
         if self._parsed is None:
-            self._parsed = parse_statement(self.text)
+            self._parsed = parse_collapsed(self.text)
         return self._parsed
 
 
@@ -244,6 +247,8 @@ class Collector:
             self._scope = max(body.parents[self._scope], 0)
 
     def _directive(self, text: str) -> None:
+        if not any(word in text for word in _READ):
+            return  # .param, .loc, .pragma...: none of those read below (each pattern needs its word)
         text = collapse(text)
         if _FUNCTION.search(text):  # a new header: bounds seen so far belonged to a prototype
             self._ntid, self._header = None, True

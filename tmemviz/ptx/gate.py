@@ -36,7 +36,7 @@ class Gate:
     """A run longer than this (characters) is taken at once: its text goes into one joined segment, not
     held twice when joined later."""
 
-    __slots__ = ("data", "keep", "labels", "seal", "skip")
+    __slots__ = ("ahead", "data", "keep", "labels", "seal", "skip")
 
     def __init__(self) -> None:
         self.keep: list[str] | None = None
@@ -45,6 +45,9 @@ class Gate:
         """Called when ``keep`` has grown long: its reader takes the lines and empties it."""
         self.labels = False
         """Labels alone are read even while skipping (a deferred function's blocks: ptx/deferred.py)."""
+        self.ahead: Callable[[], bool] | None = None
+        """Set by :func:`statements` when its lines come in blocks: whether the text already read ahead
+        shows a ``tcgen05`` in the function whose body just opened (:meth:`Blocks.tcgen05_ahead`)."""
         self.data = False
         """Inside a scope that is no function (``.section .debug_info { .b8 1 ... }``): a line with
         no ``;``, brace, string or block comment that continues a directive is not read (no reader
@@ -172,6 +175,16 @@ class Blocks:
         end = text.find("\n", start) + 1 or len(text)
         self._start, self._pos = start, end
         return text[start:end]
+
+    def tcgen05_ahead(self) -> bool:
+        """Whether the block's text after the line given last holds ``tcgen05`` before any function
+        header (``.entry``/``.func``) does: the function being read then has it (or a comment or name
+        does). False when the block ends first (not known)."""
+        text, pos = self._text, self._pos
+        found = self._next
+        if 0 <= found < pos:
+            found = self._next = text.find("tcgen05", pos)
+        return found >= 0 and text.find(".entry", pos, found) < 0 and text.find(".func", pos, found) < 0
 
     def run(self, max_chars: int, labels: bool) -> tuple[str, int]:
         """From the line given last: the text of the lines :func:`runs` matches (it the first), up to the

@@ -139,6 +139,24 @@ def parse_line(text: str) -> PtxLine:
     code, comment = strip_comment(text)
     code = " ".join(code.split()).strip()
     code = code[:-1].rstrip() if code.endswith(";") else code
+    return _split(code, comment)
+
+
+def parse_collapsed(text: str) -> PtxLine:
+    """:func:`parse_line` of a statement whose whitespace is collapsed already (one space between words,
+    none at its ends: a function body's instruction, :class:`tmemviz.ptx.body.Instruction`): the same
+    line, without looking again for what such a text has not.
+
+    >>> parse_collapsed("@!%p1 mov.b32 %r1, %r2") == parse_line("@!%p1 mov.b32 %r1, %r2;")
+    True
+    """
+    if "/" in text or text.endswith(";"):  # a comment, or the statement's end: the general way
+        return parse_line(text)
+    return _split(text, None)
+
+
+def _split(code: str, comment: str | None) -> PtxLine:
+    """The line of one statement's code (its whitespace collapsed, no comment, no final ``;``)."""
     if ";" in code:
         raise TmemvizError(f"'{code}' holds more than one PTX statement; give one")
     if not code:

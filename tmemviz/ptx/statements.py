@@ -66,6 +66,7 @@ def statements(
         gate = Gate()
     blocks = getattr(lines, "blocks", None)  # a file's blocks: runs of skipped lines found in its text
     source = Blocks(blocks()) if blocks is not None else None
+    gate.ahead = source.tcgen05_ahead if source is not None else None
     it = source if source is not None else iter(lines)
     ahead = False  # the lines after a statement were passed as a run before the next was given
     for raw in it:

@@ -149,7 +149,10 @@ def events(
                         fn.constants = kept
                     else:  # every statement read, and noted
                         fn.constants = Lazy()
-                        if defer:  # read like explain until the first tcgen05 instruction, then all noted
+                        # Read like explain until the first tcgen05 instruction, then all noted; a
+                        # function the text read ahead shows one in is read at once (the same events,
+                        # without its start read twice).
+                        if defer and not (gate.ahead is not None and gate.ahead()):
                             deferring, gate.skip, gate.labels, read, inner = True, True, True, [], 0
                 yield Event("function", header, fn)
             elif depth == 0 and lazy:

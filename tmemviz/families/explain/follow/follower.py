@@ -43,8 +43,10 @@ class Follower:
     collector: Collector = field(default_factory=Collector)
 
     def observe(self, event: Any) -> None:
-        self.collector.observe(event)
-        self._drain()
+        collector = self.collector
+        collector.observe(event)
+        if collector.done:  # a function was closed (most events close none)
+            self._drain()
 
     def explained(self, event: Any, record: Any) -> None:
         if record is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Sequence
 from itertools import compress
-from typing import overload
+from typing import Any, overload
 
 from tmemviz.flow.cfg import Graph
 from tmemviz.ptx.body import Instruction
@@ -42,6 +42,10 @@ class Registers:
         if found is None:
             found = self._masks[ins.index] = (self._bits(reads(ins)), self._bits(writes(ins)))
         return found
+
+    def bit(self, name: str) -> int | None:
+        """``name``'s bit (None: no instruction worked out reads or writes it)."""
+        return self._bit.get(name)
 
     def known(self, ins: Instruction) -> tuple[int, int] | None:
         """The bits of ``ins`` where they were worked out (None otherwise)."""
@@ -87,6 +91,21 @@ class Live(Sequence[frozenset[str]]):
         live at ``block``'s entry (on the bits: no set made; another instruction is taken to write one)."""
         masks = self._registers.known(ins)
         return masks is not None and not self._bits[block] & masks[1]
+
+    def kept(self, block: int, regs: dict[str, Any]) -> dict[str, Any]:
+        """``regs`` with only the registers live at ``block``'s entry (``regs`` itself when every one
+        is), asked of the bits: no set made (a kernel's blocks have hundreds of live registers, a
+        state a few)."""
+        bits, bit = self._bits[block], self._registers.bit
+        drop = [k for k in regs if (b := bit(k)) is None or not bits >> b & 1]
+        if not drop:
+            return regs
+        return {k: v for k, v in regs.items() if k not in drop}
+
+    def holds(self, block: int, name: str) -> bool:
+        """Whether ``name`` is live at ``block``'s entry (on the bits, as :meth:`kept`)."""
+        b = self._registers.bit(name)
+        return b is not None and bool(self._bits[block] >> b & 1)
 
     @overload
     def __getitem__(self, i: int) -> frozenset[str]: ...

@@ -124,8 +124,10 @@ class Machine(Lattice, Operands):
         return out
 
     def _transfer(self, block: int, state: State) -> dict[int, State]:
-        s = State(dict(state.regs), dict(state.life), state.pending, state.stored, state.waited, state.facts)
         code, watched = self.plan.code[block], self.plan.watched[block]
+        if not watched and not state.pending:  # nothing here changes the state: its edges alone
+            return self._edges(block, state)
+        s = State(dict(state.regs), dict(state.life), state.pending, state.stored, state.waited, state.facts)
         # The evaluated instructions and the releases; every one while a load's registers are unread
         # (each may read them, or copy them).
         at = k = 0
@@ -242,15 +244,8 @@ class Machine(Lattice, Operands):
         out = self._taken(block, s)
         live, joins = self.plan.live, self.plan.joins
         for succ, state in out.items():  # where paths join, a state keeps the registers live there
-            if succ not in joins:
-                continue
-            keep, regs = live[succ], state.regs
-            if keep.issuperset(regs):  # nothing to drop: the same dict serves
-                continue
-            if len(keep) < len(regs):
-                state.regs = {k: regs[k] for k in keep if k in regs}
-            else:
-                state.regs = {k: v for k, v in regs.items() if k in keep}
+            if succ in joins:
+                state.regs = live.kept(succ, state.regs)
         return out
 
     def _taken(self, block: int, s: State) -> dict[int, State]:

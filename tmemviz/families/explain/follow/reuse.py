@@ -71,7 +71,7 @@ class Outcomes:
             regs = dict(st.regs)
             for k in changed:  # where paths join, kept only where live (as Machine._edges keeps them)
                 v = state.regs.get(k)
-                if v is None or (succ in joins and k not in live[succ]):
+                if v is None or (succ in joins and not live.holds(succ, k)):
                     regs.pop(k, None)
                 else:
                     regs[k] = v
