@@ -8,6 +8,7 @@ paused and restored."""
 from __future__ import annotations
 
 import gc
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import tmemviz
 from tmemviz.families.explain.follow import counters, follower, reuse
 from tmemviz.families.explain.follow.evaluate import Thread, effect, independent
 from tmemviz.families.explain.follow.kernel import Analysed
+from tmemviz.families.explain.follow.lanes import SOURCES, Lanes
 from tmemviz.families.explain.follow.machine import Machine
 from tmemviz.families.explain.follow.operands import followed
 from tmemviz.families.explain.follow.plan import STEERS, Plan
@@ -311,3 +313,55 @@ def test_the_analysis_makes_no_reference_cycles() -> None:
     function = {"tmemviz.ptx.body.Body", "tmemviz.ptx.body.Instruction", "tmemviz.flow.cfg.Graph",
                 f"{follow}plan.Plan", f"{follow}proofs.Proofs", f"{follow}machine.Machine"}  # fmt: skip
     assert not kept & function, kept & function
+
+
+def _every_lane_plainly(plan: Plan) -> set[int]:
+    """The instructions every lane runs, the plain way: what may differ between lanes followed from the
+    lane's position over every instruction of the function, then every block a lane-dependent branch
+    or exit decides."""
+    lanes = Lanes(plan)
+    readers: dict[str, list[Any]] = {}
+    for ins in plan.instructions:
+        for r in plan.reads(ins):
+            readers.setdefault(r, []).append(ins)
+    tainted: set[str] = set()
+    work = [i for i in plan.instructions if i.head == "elect" or any(s in i.text for s in SOURCES)]
+    while work:
+        ins = work.pop()
+        writes = [w for w in plan.writes(ins) if w not in tainted]
+        if writes and lanes._differs(ins, tainted):
+            tainted.update(writes)
+            for w in writes:
+                work.extend(readers.get(w, ()))
+    graph, divergent = plan.graph, set()
+    for b in graph.blocks:
+        code = plan.code[b.index]
+        last = code[-1] if code else None
+        if last is None or last.guard is None or last.guard.lstrip("!") not in tainted:
+            continue
+        if last.head in ("ret", "exit", "trap"):
+            divergent |= graph.reaches(b.succ)
+        elif len(b.succ) >= 2:
+            stop = graph.ipdom.get(b.index, -1)
+            avoid = frozenset((stop,)) if stop >= 0 else frozenset()
+            divergent |= graph.reaches([s for s in b.succ if s != stop], avoid)
+    return {
+        i.index for i in plan.instructions if i.guard is None and graph.block_of(i.index) not in divergent
+    }
+
+
+@pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
+def test_the_lane_questions_follow_only_the_branches_before_them(path: Path) -> None:
+    """Lanes answers each instruction from the branches that reach it and what their predicates are
+    computed from (asked in any order, each answer kept for the next): what the whole function's lane
+    dependence says, on every instruction."""
+    asked = 0
+    for a in analysed(path):
+        expected = _every_lane_plainly(a.plan)
+        lanes = Lanes(a.plan)
+        order = list(a.plan.instructions)
+        random.Random(7).shuffle(order)
+        for ins in order:
+            assert lanes.every_lane(ins) == (ins.index in expected), ins.text
+            asked += 1
+    assert asked

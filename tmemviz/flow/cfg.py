@@ -215,16 +215,13 @@ class Graph:
         """Blocks reachable from ``starts`` (themselves included) without entering ``avoiding``; with
         ``backward``, the blocks from which ``starts`` are reachable so."""
         seen: set[int] = set()
-        stack = [s for s in starts if s not in avoiding]
-        while stack:
+        stack, blocks = list(starts), self.blocks
+        while stack:  # a block is pushed once per edge into it, and followed once
             node = stack.pop()
-            if node in seen:
+            if node in seen or node in avoiding:
                 continue
             seen.add(node)
-            block = self.blocks[node]
-            stack.extend(
-                s for s in (block.pred if backward else block.succ) if s not in avoiding and s not in seen
-            )
+            stack.extend(blocks[node].pred if backward else blocks[node].succ)
         return seen
 
 

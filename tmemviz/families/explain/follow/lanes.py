@@ -28,35 +28,110 @@ a vote or match result is the warp's)."""
 
 
 class Lanes:
+    """The lane questions of one function, answered for the instructions asked about only: the
+    branches that may decide such an instruction's block are those that reach it, and only their
+    predicates' computations are followed (a large kernel's epilogue need not be, to ask of its
+    producer warp's arrive)."""
+
     def __init__(self, plan: Any) -> None:
         self.plan = plan
         self.body = plan.body
+        self._tainted: dict[str, bool] = {}
+        """Register -> whether it may differ between lanes, for those whose computation was followed."""
+        self._differing: set[str] = set()
+        self._decided: dict[int, bool] = {}
+        self._regions: dict[int, set[int]] = {}
+
+    def every_lane(self, ins: Instruction) -> bool:
+        """Whether every lane of a warp that reaches ``ins`` runs it."""
+        if ins.guard is not None:
+            return False
+        block = self.plan.graph.block_of(ins.index)
+        found = self._decided.get(block)
+        if found is None:
+            found = self._decided[block] = not self._divergent(block)
+        return found
+
+    def _divergent(self, block: int) -> bool:
+        """Whether a lane-dependent branch decides ``block``: one whose ways meet again only past it (it
+        lies in the blocks reached from the branch without passing the branch's immediate
+        post-dominator), or an exit only some lanes may take before it. Either reaches the block: the
+        others are not asked about."""
+        graph = self.plan.graph
+        before = graph.reaches(graph.blocks[block].pred, backward=True)
+        for b, guard, exits in self._guarded:
+            if b not in before or not self._differs_in_lanes(guard):
+                continue
+            if exits:  # some lanes leave: after it, not every lane is there
+                return True
+            region = self._regions.get(b)
+            if region is None:
+                stop = graph.ipdom.get(b, -1)  # computed on first use, kept
+                avoid = frozenset((stop,)) if stop >= 0 else frozenset()
+                region = self._regions[b] = graph.reaches(
+                    [s for s in graph.blocks[b].succ if s != stop], avoid
+                )
+            if block in region:
+                return True
+        return False
 
     @cached_property
-    def tainted(self) -> frozenset[str]:
-        """Registers whose value may differ between the lanes of one warp: from the instructions that read
-        the lane's position, along the registers each writes to the instructions that read them. Only
-        the plan's slice is followed: it holds every instruction a branch's or exit's predicate is
-        computed from (:attr:`~tmemviz.families.explain.follow.plan.Plan.whole`), all this asks about."""
-        readers: dict[str, list[Instruction]] = {}
-        todo: list[Instruction] = []
-        relevant = self.plan.whole
-        for ins in self.plan.instructions:
-            if ins.index not in relevant:
+    def _guarded(self) -> list[tuple[int, str, bool]]:
+        """The blocks a guarded branch (two ways on) or a guarded exit closes: (block, the predicate,
+        whether it exits)."""
+        out = []
+        for b, code in zip(self.plan.graph.blocks, self.plan.code, strict=True):
+            last = code[-1] if code else None
+            if last is None or last.guard is None:
                 continue
-            for r in self.plan.reads(ins):
+            if last.head in ("ret", "exit", "trap"):
+                out.append((b.index, last.guard.lstrip("!"), True))
+            elif len(b.succ) >= 2:
+                out.append((b.index, last.guard.lstrip("!"), False))
+        return out
+
+    def _differs_in_lanes(self, register: str) -> bool:
+        """Whether ``register`` may differ between the lanes of one warp: from the instructions that read
+        the lane's position, along the registers each writes to the instructions that read them, over
+        every instruction the register is computed from (which, with the registers decided by an earlier
+        question, holds all the answer depends on)."""
+        found = self._tainted.get(register)
+        if found is not None:
+            return found
+        plan, tainted = self.plan, self._tainted
+        defs = plan.defs
+        needed, todo = {register}, [register]
+        computed: dict[int, Instruction] = {}
+        while todo:  # every definition of each needed register, and what it reads, back to the decided
+            for ins in defs.get(todo.pop(), ()):
+                if ins.index in computed:
+                    continue
+                computed[ins.index] = ins
+                for r in plan.reads(ins):
+                    if r not in needed and r not in tainted:
+                        needed.add(r)
+                        todo.append(r)
+        readers: dict[str, list[Instruction]] = {}
+        work: list[Instruction] = []
+        out = self._differing
+        for ins in computed.values():
+            reads = plan.reads(ins)
+            for r in reads:
                 readers.setdefault(r, []).append(ins)
-            if ins.head == "elect" or any(s in ins.text for s in SOURCES):
-                todo.append(ins)
-        out: set[str] = set()
-        while todo:
-            ins = todo.pop()
-            writes = [w for w in self.plan.writes(ins) if w not in out]
+            if ins.head == "elect" or any(s in ins.text for s in SOURCES) or any(r in out for r in reads):
+                work.append(ins)
+        while work:
+            ins = work.pop()
+            writes = [w for w in plan.writes(ins) if w not in out]
             if writes and self._differs(ins, out):
                 out.update(writes)
                 for w in writes:
-                    todo.extend(readers.get(w, ()))
-        return frozenset(out)
+                    work.extend(readers.get(w, ()))
+        for r in needed:
+            tainted[r] = r in out
+        for r in out:
+            tainted.setdefault(r, True)
+        return tainted[register]
 
     def _differs(self, ins: Instruction, tainted: set[str]) -> bool:
         if ins.opcode.startswith(UNIFORM):
@@ -77,41 +152,10 @@ class Lanes:
             shift = amount if ins.head == "shr" else amount.bit_length() - 1
             source = operands[1].strip()
             whole = ins.head == "shr" or amount & (amount - 1) == 0
-            return not (whole and shift >= 5 and (source == "%tid.x" or source in self.thread_x))
+            return not (whole and shift >= 5 and (source == "%tid.x" or self._thread_x(source)))
         return True
 
-    @cached_property
-    def thread_x(self) -> frozenset[str]:
-        """Registers that only ever hold ``%tid.x`` itself (one definition, a move from it)."""
-        defs: dict[str, list[Instruction]] = self.plan.defs
-        whole = self.plan.whole  # what _differs asks about reads only the slice's
-        return frozenset(
-            r for ins in self.plan.instructions
-            if ins.index in whole and ins.head == "mov" and ins.text.rstrip().endswith("%tid.x")
-            for r in self.plan.writes(ins) if len(defs.get(r, ())) == 1
-        )  # fmt: skip
-
-    @cached_property
-    def divergent(self) -> frozenset[int]:
-        """Blocks some lane-dependent branch decides."""
-        graph, code = self.plan.graph, self.plan.code
-        out: set[int] = set()
-        for b in graph.blocks:
-            last = code[b.index][-1] if code[b.index] else None
-            if last is None or last.guard is None or last.guard.lstrip("!") not in self.tainted:
-                continue
-            if last.head in ("ret", "exit", "trap"):  # some lanes leave: after it, not every lane is there
-                out |= graph.reaches(b.succ)
-                continue
-            if len(b.succ) < 2:
-                continue
-            stop = graph.ipdom.get(b.index, -1)  # computed on first use, kept
-            avoid = frozenset((stop,)) if stop >= 0 else frozenset()
-            out |= graph.reaches([s for s in b.succ if s != stop], avoid)
-        return frozenset(out)
-
-    def every_lane(self, ins: Instruction) -> bool:
-        """Whether every lane of a warp that reaches ``ins`` runs it."""
-        if ins.guard is not None:
-            return False
-        return self.plan.graph.block_of(ins.index) not in self.divergent
+    def _thread_x(self, register: str) -> bool:
+        """Whether ``register`` only ever holds ``%tid.x`` itself (one definition, a move from it)."""
+        found = self.plan.defs.get(register, ())
+        return len(found) == 1 and found[0].head == "mov" and found[0].text.rstrip().endswith("%tid.x")

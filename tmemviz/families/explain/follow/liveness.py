@@ -77,6 +77,8 @@ class Registers:
 
 
 _FLAGS = bytes.maketrans(b"01", b"\x00\x01")
+FEW = 60
+"""Live registers past which :meth:`Live.kept` asks the bits rather than make the block's set."""
 
 
 class Live(Sequence[frozenset[str]]):
@@ -94,16 +96,24 @@ class Live(Sequence[frozenset[str]]):
 
     def kept(self, block: int, regs: dict[str, Any]) -> dict[str, Any]:
         """``regs`` with only the registers live at ``block``'s entry (``regs`` itself when every one
-        is), asked of the bits: no set made (a kernel's blocks have hundreds of live registers, a
-        state a few)."""
-        bits, bit = self._bits[block], self._registers.bit
-        drop = [k for k in regs if (b := bit(k)) is None or not bits >> b & 1]
-        if not drop:
+        is). Where the block has many live registers (a large kernel's: hundreds of thousands of bits'
+        worth of names to list) no set is made: a state's few registers are looked up in the bits."""
+        keep = self._sets.get(block)
+        if keep is None:
+            bits = self._bits[block]
+            if bits.bit_count() > FEW:
+                get = self._registers._bit.get
+                drop = [k for k in regs if (b := get(k)) is None or not bits >> b & 1]
+                if not drop:
+                    return regs
+                return {k: v for k, v in regs.items() if k not in drop}
+            keep = self[block]
+        if keep.issuperset(regs):
             return regs
-        return {k: v for k, v in regs.items() if k not in drop}
+        return {k: v for k, v in regs.items() if k in keep}
 
     def holds(self, block: int, name: str) -> bool:
-        """Whether ``name`` is live at ``block``'s entry (on the bits, as :meth:`kept`)."""
+        """Whether ``name`` is live at ``block``'s entry (on the bits, as :meth:`kept` asks them)."""
         b = self._registers.bit(name)
         return b is not None and bool(self._bits[block] >> b & 1)
 
