@@ -71,6 +71,9 @@ def test_post_dominators_are_what_removal_says(steps: list[Step]) -> None:
 @given(functions())
 def test_loops_are_natural(steps: list[Step]) -> None:
     g = build(steps)
+    # Every edge whose head dominates its tail, asked of each reachable edge (back_edges asks only those
+    # going back in reverse post-order).
+    assert g.back_edges == [(b, s) for b in g.rpo for s in g.blocks[b].succ if g.dominates(s, b)]
     for head, body in g.loops.items():
         for b in body:
             assert g.dominates(head, b)

@@ -185,9 +185,12 @@ class Graph:
 
     @cached_property
     def back_edges(self) -> list[tuple[int, int]]:
-        """Edges (tail, head) whose head dominates their tail: each closes a natural loop."""
+        """Edges (tail, head) whose head dominates their tail: each closes a natural loop. Only an edge
+        that goes back in reverse post-order is asked (a block's dominators all come before it)."""
+        rank = {b: i for i, b in enumerate(self.rpo)}
         return [
-            (b, s) for b in self.rpo for s in self.blocks[b].succ if self.dominates(s, b)
+            (b, s) for b in self.rpo for s in self.blocks[b].succ
+            if rank.get(s, -1) <= rank[b] and self.dominates(s, b)
         ]  # fmt: skip
 
     @cached_property
