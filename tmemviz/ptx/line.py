@@ -164,12 +164,14 @@ def _split(code: str, comment: str | None) -> PtxLine:
             "the PTX line is empty; give one instruction such as tcgen05.wait::ld.sync.aligned;"
         )
     guard = None
-    m = _GUARD.match(code)
-    if m:
+    if code[0] == "@":  # (the guard's pattern starts with one)
+        m = _GUARD.match(code)
+        if m is None:
+            raise TmemvizError(
+                f"'{code}' has a guard but no instruction after it; write @%p1 opcode operands"
+            )
         guard = m.group(1) + m.group(2)
         code = code[m.end() :]
-    elif code.startswith("@"):
-        raise TmemvizError(f"'{code}' has a guard but no instruction after it; write @%p1 opcode operands")
     m = _OPCODE.match(code)
     if m is None:
         raise TmemvizError(f"'{code[:80]}' does not start with a PTX opcode such as tcgen05.ld.sync.aligned")
@@ -246,8 +248,10 @@ def split_operands(text: str) -> tuple[str, ...]:
     """
     simple = "{" not in text and "(" not in text and "]" not in text.split("[", 1)[0]
     if simple and text.count("[") == text.count("]"):
-        # No vector, no parenthesis: an address holds no comma, so the commas split (the common case).
-        out = tuple(_tidy(p) for p in text.split(","))
+        # No vector, no parenthesis: an address holds no comma, so the commas split (the common case;
+        # without an address, each operand is only stripped).
+        parts = text.split(",")
+        out = tuple(_tidy(p) for p in parts) if "[" in text else tuple(map(str.strip, parts))
         if out == ("",):
             return ()
         if "" in out:
