@@ -39,6 +39,7 @@ class Lanes:
         self._tainted: dict[str, bool] = {}
         """Register -> whether it may differ between lanes, for those whose computation was followed."""
         self._differing: set[str] = set()
+        """The registers found so far that may differ (what a later question starts from)."""
         self._decided: dict[int, bool] = {}
         self._regions: dict[int, set[int]] = {}
 

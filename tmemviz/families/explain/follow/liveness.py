@@ -96,14 +96,14 @@ class Live(Sequence[frozenset[str]]):
 
     def kept(self, block: int, regs: dict[str, Any]) -> dict[str, Any]:
         """``regs`` with only the registers live at ``block``'s entry (``regs`` itself when every one
-        is). Where the block has many live registers (a large kernel's: hundreds of thousands of bits'
-        worth of names to list) no set is made: a state's few registers are looked up in the bits."""
+        is). Where the block has many live registers (the FMHA module's: over a hundred, of a kernel's
+        thousands) no set is made: a state's few registers are looked up in the bits."""
         keep = self._sets.get(block)
         if keep is None:
             bits = self._bits[block]
             if bits.bit_count() > FEW:
-                get = self._registers._bit.get
-                drop = [k for k in regs if (b := get(k)) is None or not bits >> b & 1]
+                bit = self._registers.bit
+                drop = [k for k in regs if (b := bit(k)) is None or not bits >> b & 1]
                 if not drop:
                     return regs
                 return {k: v for k, v in regs.items() if k not in drop}
