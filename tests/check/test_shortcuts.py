@@ -19,7 +19,7 @@ import tmemviz
 from tmemviz.families.explain.follow import counters, follower, reuse
 from tmemviz.families.explain.follow.evaluate import Thread, effect, independent
 from tmemviz.families.explain.follow.kernel import Analysed
-from tmemviz.families.explain.follow.lanes import SOURCES, Lanes
+from tmemviz.families.explain.follow.lanes import Lanes
 from tmemviz.families.explain.follow.machine import Machine
 from tmemviz.families.explain.follow.operands import followed
 from tmemviz.families.explain.follow.plan import STEERS, Plan
@@ -320,19 +320,14 @@ def _every_lane_plainly(plan: Plan) -> set[int]:
     lane's position over every instruction of the function, then every block a lane-dependent branch
     or exit decides."""
     lanes = Lanes(plan)
-    readers: dict[str, list[Any]] = {}
-    for ins in plan.instructions:
-        for r in plan.reads(ins):
-            readers.setdefault(r, []).append(ins)
     tainted: set[str] = set()
-    work = [i for i in plan.instructions if i.head == "elect" or any(s in i.text for s in SOURCES)]
-    while work:
-        ins = work.pop()
-        writes = [w for w in plan.writes(ins) if w not in tainted]
-        if writes and lanes._differs(ins, tainted):
-            tainted.update(writes)
-            for w in writes:
-                work.extend(readers.get(w, ()))
+    grew = True
+    while grew:  # sweeps over every instruction until none taints anything more
+        before = len(tainted)
+        for ins in plan.instructions:
+            if lanes._differs(ins, tainted):
+                tainted.update(plan.writes(ins))
+        grew = len(tainted) > before
     graph, divergent = plan.graph, set()
     for b in graph.blocks:
         code = plan.code[b.index]
