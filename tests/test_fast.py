@@ -159,7 +159,7 @@ def test_fast_path_declines_what_typer_must_handle() -> None:
     assert read(["explain", "a.ptx", "-", "-f", "json"], app.COMMANDS) is not None  # FILE... too
 
 
-def _imports(*argv: str, env: dict[str, str]) -> set[str]:
+def _imports(*argv: str, env: dict[str, str], cwd: Path | None = None) -> set[str]:
     script = (
         "import sys, io, contextlib\n"
         "from tmemviz.cli import main\n"
@@ -168,7 +168,9 @@ def _imports(*argv: str, env: dict[str, str]) -> set[str]:
         "assert code == 0, code\n"
         "print(' '.join(sorted(m.split('.')[0] for m in sys.modules)))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True, cwd=cwd
+    )
     return set(done.stdout.split())
 
 
@@ -190,6 +192,18 @@ def test_answers_import_neither_typer_rich_nor_yaml(argv: list[str], tmp_path: P
     assert "typer" not in first and "rich" not in first and "matplotlib" not in first
     again = _imports(*argv, env=env)
     assert not {"typer", "rich", "yaml", "matplotlib", "click"} & again, again
+
+
+def test_a_json_check_imports_neither_hashlib_nor_datetime(tmp_path: Path) -> None:
+    """Fingerprints (hashlib) and SARIF's date-times (datetime) are made only where a run writes SARIF or
+    a baseline: a JSON check of a kernel with findings (its notes) loads neither, a SARIF check both (run
+    where no pyproject.toml is found: reading one loads datetime with tomllib)."""
+    env = {**os.environ, "TMEMVIZ_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(REPO)}
+    kernel = str(REPO / "tests" / "kernels" / "cute_dsl_gemm.ptx")
+    json, sarif = ("check", kernel, "--notes", "-f", "json"), ("check", kernel, "--notes", "-f", "sarif")
+    _imports(*json, env=env, cwd=tmp_path)  # the first run fills the cache
+    assert not {"hashlib", "datetime"} & _imports(*json, env=env, cwd=tmp_path)
+    assert {"hashlib", "datetime"} <= _imports(*sarif, env=env, cwd=tmp_path)
 
 
 # --- batches ------------------------------------------------------------------------------------

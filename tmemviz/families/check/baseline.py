@@ -14,12 +14,11 @@ The file is JSON: ``{"tmemviz-check-baseline": 1, "findings": [{"path", "rule", 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,8 +45,33 @@ def normalized(text: str) -> str:
     return _REGISTER_NUMBER.sub(r"\1", code.rstrip(";").rstrip())
 
 
+class Fingerprints(Mapping[Finding, str]):
+    """:func:`fingerprints` of a file's findings, worked out when first asked (a run that writes no
+    SARIF and reads no baseline never asks); every finding of the file counted, whichever are shown."""
+
+    def __init__(self, findings: Sequence[Finding], texts: Mapping[int, str]) -> None:
+        self._given: tuple[Sequence[Finding], Mapping[int, str]] | None = (findings, texts)
+        self._prints: dict[Finding, str] = {}
+
+    def _made(self) -> dict[Finding, str]:
+        if self._given is not None:
+            self._prints, self._given = fingerprints(*self._given), None
+        return self._prints
+
+    def __getitem__(self, finding: Finding) -> str:
+        return self._made()[finding]
+
+    def __iter__(self) -> Iterator[Finding]:
+        return iter(self._made())
+
+    def __len__(self) -> int:
+        return len(self._made())
+
+
 def fingerprints(findings: Sequence[Finding], texts: Mapping[int, str]) -> dict[Finding, str]:
     """Each finding's fingerprint (``findings`` in line order, as :func:`ordered` gives them)."""
+    import hashlib  # (only where fingerprints are asked for)
+
     seen: Counter[str] = Counter()
     out = {}
     for f in findings:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -25,8 +25,9 @@ FINGERPRINT = "tmemviz/v1"
 """The ``partialFingerprints`` key (:func:`tmemviz.families.check.baseline.fingerprints`)."""
 
 
-def now() -> datetime:
-    return datetime.now(timezone.utc)
+def now() -> float:
+    """The time now, in seconds since the epoch (made a SARIF date-time only where one is written)."""
+    return time.time()
 
 
 @dataclass
@@ -35,17 +36,19 @@ class Invocation:
     start from (the working directory by default)."""
 
     status: int = 0
-    start: datetime = field(default_factory=now)
+    start: float = field(default_factory=now)
     root: str = field(default_factory=os.getcwd)
 
 
-def utc(moment: datetime) -> str:
-    """A SARIF date-time: UTC, milliseconds, ``Z``.
+def utc(moment: float) -> str:
+    """A SARIF date-time (seconds since the epoch as UTC, milliseconds, ``Z``).
 
-    >>> utc(datetime(2025, 1, 2, 3, 4, 5, 678901, tzinfo=timezone.utc))
+    >>> utc(1735787045.678901)
     '2025-01-02T03:04:05.678Z'
     """
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    from datetime import datetime, timezone  # only where SARIF is written
+
+    return datetime.fromtimestamp(moment, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def descriptor(rule: Rule) -> dict[str, Any]:

@@ -10,7 +10,7 @@ is refused in one sentence naming what it is, told by content as ``explain`` tel
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +36,7 @@ class Checked:
     """The tracker's kernels (allocs, statements)."""
     regions: dict[str, list[Any]] = field(default_factory=dict)
     """Kernel name -> its placed regions."""
-    prints: dict[Finding, str] = field(default_factory=dict)
+    prints: Mapping[Finding, str] = field(default_factory=dict)
     """Each finding's fingerprint (:mod:`tmemviz.families.check.baseline`): SARIF's partialFingerprints,
     and what a baseline matches."""
     hidden: dict[str, int] = field(default_factory=dict)
@@ -104,7 +104,7 @@ def read(
 
 def _read(path: str, lines: Iterable[str], catalog: Catalog, defer: bool, sass: Any) -> Checked | str:
     from tmemviz.families.check.analysis import Checker
-    from tmemviz.families.check.baseline import fingerprints
+    from tmemviz.families.check.baseline import Fingerprints
     from tmemviz.families.explain.ops import Explainer
     from tmemviz.families.explain.scan import Module, records
     from tmemviz.sass.cubin import is_elf
@@ -133,7 +133,7 @@ def _read(path: str, lines: Iterable[str], catalog: Catalog, defer: bool, sass: 
     kernels = [k for k, _ in reading.maps]
     regions = {k.name or f"line {k.line}": r for k, r in reading.maps}
     texts = {**checker.texts, **reading.texts}
-    prints = fingerprints(findings, texts)
+    prints = Fingerprints(findings, texts)
     return Checked(path, findings, kernels, regions, prints, budgets=checker.budgets, target=module.target)
 
 
