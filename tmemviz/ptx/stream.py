@@ -129,8 +129,8 @@ def events(
                 yield from _tcgen05(s, fn, asked)
             else:
                 found = _other(s, fn, every)
-                if found:
-                    yield from found
+                if found is not None:
+                    yield found
         elif kind == "label":
             if asked:
                 fn.constants.label(s.first)
@@ -202,10 +202,10 @@ def _ended(s: Statement | None, fn: FunctionState) -> Event:
     return Event("end", s, fn)
 
 
-def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
-    """Any instruction but tcgen05: constants (eager), the events it makes."""
+def _other(s: Statement, fn: FunctionState, every: bool) -> Event | None:
+    """Any instruction but tcgen05: constants (eager), the event it makes (one at most)."""
     if isinstance(fn.constants, Lazy):  # its registers are looked for when asked: nothing to follow now
-        return [Event("instruction", s, fn)] if every else None
+        return Event("instruction", s, fn) if every else None
     text = s.text
     opcode, head, rest = opcode_head_rest(text)
     values = fn.constants.values
@@ -214,8 +214,8 @@ def _other(s: Statement, fn: FunctionState, every: bool) -> list[Event] | None:
     try:  # eager: every register followed
         parsed: PtxLine | None = fn.constants.follow(text, opcode, head, rest)
     except TmemvizError as exc:
-        return [Event("problem", s, fn, message=f"not read as PTX: {exc}")]
-    return [Event("instruction", s, fn, line=parsed)] if every else []
+        return Event("problem", s, fn, message=f"not read as PTX: {exc}")
+    return Event("instruction", s, fn, line=parsed) if every else None
 
 
 def _tcgen05(s: Statement, fn: FunctionState, lazy: bool) -> Iterator[Event]:
@@ -228,7 +228,9 @@ def _tcgen05(s: Statement, fn: FunctionState, lazy: bool) -> Iterator[Event]:
         return
     tokens = line.qualifiers
     if len(tokens) < 2 or tokens[0] != "tcgen05":
-        yield from _other(s, fn, False) or ()
+        found = _other(s, fn, False)
+        if found is not None:
+            yield found
         return
     op = tokens[1]
     if not lazy:
