@@ -20,6 +20,7 @@ from tmemviz.families.explain.follow import counters, follower, reuse
 from tmemviz.families.explain.follow.evaluate import Thread, effect, independent
 from tmemviz.families.explain.follow.kernel import Analysed
 from tmemviz.families.explain.follow.lanes import Lanes
+from tmemviz.families.explain.follow.liveness import FEW, Live, Registers
 from tmemviz.families.explain.follow.machine import Machine
 from tmemviz.families.explain.follow.operands import followed
 from tmemviz.families.explain.follow.plan import STEERS, Plan
@@ -279,6 +280,22 @@ def test_liveness_by_worklist_is_liveness_by_sweeps(path: Path) -> None:
         for b, expected in enumerate(live):
             assert plan.live.kept(b, every) == {r: 0 for r in names if r in expected}
             assert [r for r in names if plan.live.holds(b, r)] == [r for r in names if r in expected]
+
+
+def test_liveness_asked_of_many_bits_is_what_the_sets_say() -> None:
+    """A block with more live registers than Live.kept makes a set for (a large kernel's): the bits
+    asked one register at a time keep what the set keeps."""
+    registers = Registers()
+    names = tuple(f"%r{i}" for i in range(200))
+    bits = registers._bits(names)
+    few, many = bits & 0b1011, bits & ~(1 << 7) & ~(1 << 150)  # 3 live, 198 live
+    assert few.bit_count() <= FEW < many.bit_count()  # a set made for the first, bits asked of the second
+    live = Live([few, many], registers)
+    regs = {"%r0": 1, "%r7": 2, "%r150": 3, "%r199": 4, "%q": 5}
+    for block, expected in ((0, {"%r0": 1}), (1, {"%r0": 1, "%r199": 4})):
+        assert live.kept(block, regs) == expected
+        assert [r for r in regs if live.holds(block, r)] == list(expected)
+    assert live.kept(1, {"%r1": 0}) == {"%r1": 0}
 
 
 @pytest.mark.parametrize("enabled", [True, False])
