@@ -120,7 +120,7 @@ class Body:
             return self.registers(rest[: rest.find("[")]) if rest[:1] == "{" else []
         if rest[:1] == "{":
             return self.registers(rest[: rest.find("}") + 1])
-        return self.names.registers(rest.split(",", 1)[0])
+        return self.registers(rest.split(",", 1)[0])
 
     def reads(self, ins: Instruction, written: Sequence[str] | None = None) -> list[str]:
         """The registers ``ins`` reads: every one outside the operand it writes, and its guard's

@@ -81,8 +81,7 @@ class Lanes:
         """The blocks a guarded branch (two ways on) or a guarded exit closes: (block, the predicate,
         whether it exits)."""
         out = []
-        for b, code in zip(self.plan.graph.blocks, self.plan.code, strict=True):
-            last = code[-1] if code else None
+        for b, (last, _, _) in zip(self.plan.graph.blocks, self.plan.ends, strict=True):
             if last is None or last.guard is None:
                 continue
             if last.head in ("ret", "exit", "trap"):
