@@ -209,20 +209,28 @@ class Collector:
         self._header = False  # a function header seen whose body has not opened yet
         self._unexplained = 0
 
+    def instruction(self, s: Any) -> None:
+        """An instruction statement of the function being read (none outside one)."""
+        body = self.body
+        if body is None:
+            return
+        # Most of a module's statements: collapsed (statements.collapse) and split at once.
+        words = s.text.split()
+        text = " ".join(words)
+        first = words[0] if words else ""
+        opcode, head, rest = opcode_head_rest(text, first)
+        # A guard's predicate: '@%p bra L' has one; '@ %p bra' (the '@' alone) is read as having none.
+        guard = first[1:] if first[:1] == "@" and (first != "@" or " " not in text) else None
+        code = body.code
+        code.append(Instruction(len(code), s.first, text, opcode, head, rest, guard, self._scope))
+
     def observe(self, event: Any) -> None:
         kind = event.kind
         s = event.statement
         body = self.body
-        if (kind == "instruction" or kind == "tcgen05") and body is not None and s is not None:
-            # Most of a module's statements: collapsed (statements.collapse) and split at once.
-            words = s.text.split()
-            text = " ".join(words)
-            first = words[0] if words else ""
-            opcode, head, rest = opcode_head_rest(text, first)
-            # A guard's predicate: '@%p bra L' has one; '@ %p bra' (the '@' alone) is read as having none.
-            guard = first[1:] if first[:1] == "@" and (first != "@" or " " not in text) else None
-            code = body.code
-            code.append(Instruction(len(code), s.first, text, opcode, head, rest, guard, self._scope))
+        if kind == "instruction" or kind == "tcgen05":
+            if s is not None:
+                self.instruction(s)
             return
         if kind == "function":
             self.finish()

@@ -21,7 +21,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from tmemviz.errors import TmemvizError
@@ -58,6 +58,7 @@ def events(
     max_chars: int = MAX_STATEMENT_CHARS,
     defer: bool = False,
     paths: bool = False,
+    instructions: Callable[[Statement], None] | None = None,
 ) -> Iterator[Event]:
     """The events of one module, in order (see the module's docstring).
 
@@ -67,6 +68,11 @@ def events(
     it was at a tcgen05 event): a register that two paths set differently, or that a loop steps, is not
     taken for its last write in the text. A reader that wants such answers keeps the tcgen05 events of a
     function and answers them there.
+
+    ``instructions`` (with ``every`` and ``paths``): called with each instruction statement but tcgen05,
+    in order, in place of its ``instruction`` event (a reader that takes those statements alone, as
+    check's collector does, without an event made and passed on for each: most of a module's
+    statements).
 
     ``defer`` (with ``every``): a function is read as ``every=False`` reads it until its first tcgen05
     instruction, then its statements so far (but lines that hold no statement: ``.loc``, ``.pragma``)
@@ -127,6 +133,8 @@ def events(
                 fn.constants.note(s.first, text)
             if "tcgen05" in text:
                 yield from _tcgen05(s, fn, asked)
+            elif instructions is not None and asked:  # fn.constants is a Lazy: no event to make first
+                instructions(s)
             else:
                 found = _other(s, fn, every)
                 if found is not None:

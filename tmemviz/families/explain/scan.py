@@ -95,7 +95,8 @@ def records(
     held: list[tuple[Any, tuple[int, int]]] = []
     """A function's tcgen05 events and problems, each with its place: answered at the function's end,
     when its registers' values are known over every path (:meth:`~tmemviz.ptx.lazy.Lazy.complete`)."""
-    for e in events(lines, every=tracker is not None, defer=defer, paths=True):
+    taken = tracker.instruction if tracker is not None else None
+    for e in events(lines, every=tracker is not None, defer=defer, paths=True, instructions=taken):
         kind = e.kind
         if kind == "function" and held:  # a function that ended without its body's end (none read)
             yield from _answered(held, module, explain, texts, tracker)

@@ -161,10 +161,13 @@ def effect(
         out = _evaluate(body, ins, written, get, thread, fresh)
     except TmemvizError:
         out = {}
-    opaque = Sym(("def", ins.index), ZERO)
-    return {
-        w: out.get(w, opaque if len(written) == 1 and ins.head not in _PREDICATE else None) for w in written
-    }
+    if len(written) == 1:  # most instructions: one register, the value made opaque only where unknown
+        w = written[0]
+        value = out.get(w)
+        if value is None and w not in out and ins.head not in _PREDICATE:
+            value = Sym(("def", ins.index), ZERO)
+        return {w: value}
+    return {w: out.get(w) for w in written}
 
 
 _PREDICATE = frozenset(("setp", "elect", "vote", "mbarrier", "testp"))

@@ -48,6 +48,12 @@ class Follower:
         if collector.done:  # a function was closed (most events close none)
             self._drain()
 
+    @property
+    def instruction(self) -> Callable[[Any], None]:
+        """What takes each instruction statement but tcgen05 straight from the reader (no event made for
+        it): the collector's :meth:`~tmemviz.ptx.body.Collector.instruction`."""
+        return self.collector.instruction
+
     def explained(self, event: Any, record: Any) -> None:
         if record is not None:
             self.collector.attach(record)

@@ -103,7 +103,8 @@ class Places:
         d = self._defs.get(name)
         if d is None or depth > 16:
             return None
-        value = effect(self.plan.body, d, lambda n: self._static(n, depth + 1), self._anywhere).get(name)
+        plan = self.plan
+        value = effect(plan.body, d, lambda n: self._static(n, depth + 1), self._anywhere, plan.writes(d)).get(name)
         cache[name] = value
         return value
 

@@ -83,6 +83,8 @@ def stages(v: c.Value) -> c.Value:
     >>> [b.value for b in stages((c.Bits(0, 0xFFFFFFFE),))]
     [0, 1]
     """
+    if all(b.known == (1 << b.width) - 1 for b in v):  # every candidate exact (most): nothing to split
+        return v
     out: list[c.Bits] = []
     for b in v:
         mask = ~b.known & ((1 << b.width) - 1)
