@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from explain import FIXTURES, REPO, corpus_module, kernels_module, plain_module
+from explain import FIXTURES, REPO, bytecode, corpus_module, kernels_module, plain_module
 from results import Record, record_flag, tools, usage_of
 
 RATIO = 5.0
@@ -156,6 +156,7 @@ def main() -> int:
         "measure": "CPU seconds (user + system) of `tmemviz explain FILE -f json` and `tmemviz check FILE -f "
                    "json --notes`, alternately, best of runs (big_runs for modules over 1 MB); peak RSS",
     })  # fmt: skip
+    bytecode()
     missed = False
     corpus = corpus_kernels(args.corpus)
     projects = {path: "fixtures" for path in sorted(FIXTURES.glob("*.ptx"))} | corpus

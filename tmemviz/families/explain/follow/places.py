@@ -104,7 +104,8 @@ class Places:
         if d is None or depth > 16:
             return None
         plan = self.plan
-        value = effect(plan.body, d, lambda n: self._static(n, depth + 1), self._anywhere, plan.writes(d)).get(name)
+        found = effect(plan.body, d, lambda n: self._static(n, depth + 1), self._anywhere, plan.writes(d))
+        value = found.get(name)
         cache[name] = value
         return value
 
