@@ -110,36 +110,36 @@ class Body:
         call's results), unless its opcode writes none (stores, branches, barriers; of tcgen05 only ld)."""
         head, rest = ins.head, ins.rest
         if head == "call":
-            return self.registers(rest[: rest.find(")")]) if rest[:1] == "(" else []
+            return self.names.registers(rest[: rest.find(")")]) if rest[:1] == "(" else []
         if head in NO_DESTINATION or rest[:1] in "[(" or not rest:
             return []
         if head == "tcgen05":
             if not ins.opcode.startswith("tcgen05.ld"):
                 return []
             # Every vector before the address: the destinations, and ld.red's reduced value.
-            return self.registers(rest[: rest.find("[")]) if rest[:1] == "{" else []
+            return self.names.registers(rest[: rest.find("[")]) if rest[:1] == "{" else []
         if rest[:1] == "{":
-            return self.registers(rest[: rest.find("}") + 1])
-        return self.registers(rest.split(",", 1)[0])
+            return self.names.registers(rest[: rest.find("}") + 1])
+        return self.names.registers(rest.split(",", 1)[0])
 
     def reads(self, ins: Instruction, written: Sequence[str] | None = None) -> list[str]:
         """The registers ``ins`` reads: every one outside the operand it writes, and its guard's
         (``written``: what :meth:`writes` gives, where the caller has it)."""
         head, rest = ins.head, ins.rest
-        out = self.registers(ins.guard) if ins.guard else []
+        out = self.names.registers(ins.guard) if ins.guard else []
         if head == "call":
             skip = rest.find(")") + 1 if rest[:1] == "(" else 0
-            return out + self.registers(rest[skip:])
+            return out + self.names.registers(rest[skip:])
         if rest[:1] in "[(":
             written = []
         elif written is None:
             written = self.writes(ins)
         if not written:
-            return out + self.registers(rest)
+            return out + self.names.registers(rest)
         if head == "tcgen05":  # an ld reads its address only
-            return out + self.registers(rest[rest.find("[") :])
+            return out + self.names.registers(rest[rest.find("[") :])
         cut = rest.find("}") + 1 if rest[:1] == "{" else rest.find(",") + 1
-        return out + self.registers(rest[cut:]) if cut > 0 else out
+        return out + self.names.registers(rest[cut:]) if cut > 0 else out
 
     def label_of(self, name: str, scope: int) -> int | None:
         """The index in :attr:`code` of the label ``name`` as seen from ``scope``."""

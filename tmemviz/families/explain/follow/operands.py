@@ -33,9 +33,10 @@ class Spot(NamedTuple):
 
 
 class Operands:
-    """What :class:`~tmemviz.families.explain.follow.machine.Machine` reads operands with (its ``body``,
-    ``thread`` and ``keys``)."""
+    """What :class:`~tmemviz.families.explain.follow.machine.Machine` reads operands with (its ``plan``,
+    ``body``, ``thread`` and ``keys``)."""
 
+    plan: Any
     body: Any
     thread: Any
     keys: Any
@@ -60,13 +61,17 @@ class Operands:
     def barrier(self, ins: Instruction, regs: dict[str, Any]) -> frozenset[Any] | None:
         """The places of the mbarrier an instruction's ``[...]`` operand may name (one per pipeline stage
         its address may hold); None when not known. Remembered by the values of the registers the
-        operand names (a thread position is one machine's throughout): the solve meets each mbarrier
-        instruction round after round with the same values."""
+        operand names, for every thread position of the function (the solve meets each mbarrier
+        instruction round after round, and each group of warps meets the shared code's with the same
+        values): by the warps too where the answer may differ between them (the operand reads the
+        thread's position, or a value differs between a group's warps)."""
         found = self._barrier_operand(ins)
         if found is None:
             return None
         o, names = found
-        key = (ins.index, *(regs.get(r) for r in names))
+        values = [regs.get(r) for r in names]
+        per_warp = ins.index in self.plan.positional or Vec in map(type, values)
+        key = (ins.index, self.thread.warps if per_warp else None, *values)
         remembered = self._barriers.get(key, self)
         if remembered is self:
             remembered = self._barriers[key] = self._places(o, regs)

@@ -45,6 +45,7 @@ class Plan:
         ]
         self._reads: dict[int, tuple[str, ...]] = {}
         self._effects: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self.barriers: dict[tuple[Any, ...], Any] = {}  # Operands.barrier's, for every thread position
         self._touched: dict[int, frozenset[str]] = {}
         self._writes: dict[int, tuple[str, ...]] = {}
         self._passable: dict[int, bool] = {}
