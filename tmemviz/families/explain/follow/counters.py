@@ -221,19 +221,25 @@ class _Loop:
         would each know more of it than the counters' run does)."""
         if self._steering is None:
             # The loop's branches, on predicates compared anywhere in the function (one compared before
-            # the loop refines too, while the register is unwritten since: Machine._assume).
-            guards = set().union(*(self._blocks.compares(b)[2] for b in self.body))
-            setps, moves = self._blocks.everywhere()
-            grew = True
-            while grew:  # a predicate moved keeps its comparison (conditions.logic)
-                grew = False
-                for reads, writes in moves:
-                    if not guards.isdisjoint(writes) and not guards.issuperset(reads):
-                        guards.update(reads)
-                        grew = True
-            self._steering = frozenset(
-                r for reads, writes in setps if not guards.isdisjoint(writes) for r in reads
-            )
+            # the loop refines too, while the register is unwritten since: Machine._assume), found back
+            # from the predicates through their writers; a predicate moved keeps its comparison
+            # (conditions.logic).
+            plan = self.plan
+            ends, defs, reads = plan.ends, plan.defs, plan.reads
+            guards = {
+                last.guard.lstrip("!")
+                for b in self.body if (last := ends[b][0]) is not None and last.guard is not None
+            }  # fmt: skip
+            todo, steering = list(guards), set()
+            while todo:
+                for ins in defs.get(todo.pop(), ()):
+                    if ins.head == "setp":
+                        steering.update(reads(ins))
+                    elif ins.opcode == "mov.pred":
+                        moved = [r for r in reads(ins) if r not in guards]
+                        guards.update(moved)
+                        todo += moved
+            self._steering = frozenset(steering)
         return not self._steering.isdisjoint(used)
 
 
