@@ -45,6 +45,8 @@ from tmemviz.flow.dataflow import solve
 from tmemviz.ptx.body import Instruction
 
 ACCESSES = frozenset(("ld", "st", "cp", "mma", "shift"))
+_QUIET = Trace(None)
+"""The record of every block whose transfer notes nothing (shared: nothing is added to it)."""
 
 
 class Machine(Lattice, Operands):
@@ -109,7 +111,13 @@ class Machine(Lattice, Operands):
         if records is None or outcomes is None:
             return self._transfer(block, state)
         # Only a block that evaluates something is worth not running again: the others cost no more.
-        worth = bool(self.plan.watched[block])
+        plan = self.plan
+        worth = bool(plan.watched[block])
+        if not worth and not state.pending and not plan.graph.blocks[block].exits:
+            last = plan.ends[block][0]
+            if last is None or last.head != "brx":  # its edges alone, noting nothing (Machine._taken)
+                records[block] = _QUIET
+                return self._edges(block, state)
         out = outcomes.again(block, state) if worth else None
         if out is not None:  # the block's last record stands too
             return out
