@@ -161,13 +161,10 @@ def effect(
         out = _evaluate(body, ins, written, get, thread, fresh)
     except TmemvizError:
         out = {}
-    if len(written) == 1:  # most instructions: one register, the value made opaque only where unknown
-        w = written[0]
-        value = out.get(w)
-        if value is None and w not in out and ins.head not in _PREDICATE:
-            value = Sym(("def", ins.index), ZERO)
-        return {w: value}
-    return {w: out.get(w) for w in written}
+    if len(written) > 1:
+        return {w: out.get(w) for w in written}
+    w = written[0]  # most instructions: one register, made opaque where nothing was worked out for it
+    return {w: out[w] if w in out else None if ins.head in _PREDICATE else Sym(("def", ins.index), ZERO)}
 
 
 _PREDICATE = frozenset(("setp", "elect", "vote", "mbarrier", "testp"))
