@@ -26,9 +26,9 @@ def test_names_in_operands(text: str, found: list[str]) -> None:
 
 
 def test_declarations() -> None:
-    assert declared(".reg .b32 idesc, acc<4>, %r<100>;") == [("idesc", None), ("acc", 4), ("%r", 100)]
-    assert declared(".reg .v2 .b32 pair;") == [("pair", None)]
-    assert declared(".reg .b32 r1 = 5;") == [("r1", None)]
+    assert declared(".reg .b32 idesc, acc<4>, %r<100>;") == (("idesc", None), ("acc", 4), ("%r", 100))
+    assert declared(".reg .v2 .b32 pair;") == (("pair", None),)
+    assert declared(".reg .b32 r1 = 5;") == (("r1", None),)
     d = Declared()
     d.declare(".reg .b32 acc<4>, r1<2>;")
     assert [n for n in ("acc0", "acc3", "acc4", "acc", "acc00", "r10", "r11", "r12", "r1") if n in d] == [

@@ -62,18 +62,21 @@ def is_name(operand: str) -> bool:
     return m is not None and operand != "_"
 
 
-def declared(text: str) -> list[tuple[str, int | None]]:
+@functools.lru_cache(maxsize=1024)
+def declared(text: str) -> tuple[tuple[str, int | None], ...]:
     """The names a ``.reg`` declaration gives: (name, None) for one register, (prefix, count) for
-    ``prefix<count>`` (registers prefix0 .. prefix{count-1}); [] for any other directive.
+    ``prefix<count>`` (registers prefix0 .. prefix{count-1}); () for any other directive. Remembered:
+    inline asm declares the same few names again and again (CUTLASS: ``{.reg .f32 low,high;`` a thousand
+    times in one module).
 
     >>> declared(".reg .b32 idesc, acc<4>, %r<100>;")
-    [('idesc', None), ('acc', 4), ('%r', 100)]
+    (('idesc', None), ('acc', 4), ('%r', 100))
     >>> declared(".reg .v4 .b32 v;"), declared(".shared .b32 s;")
-    ([('v', None)], [])
+    ((('v', None),), ())
     """
     m = _DECLARATION.match(text)
     if m is None:
-        return []
+        return ()
     out: list[tuple[str, int | None]] = []
     for item in m.group(1).split(","):
         item = item.strip().split("[", 1)[0].split("=", 1)[0].strip()
@@ -82,7 +85,7 @@ def declared(text: str) -> list[tuple[str, int | None]]:
             out.append((p.group(1), int(p.group(2))))
         elif item:
             out.append((item, None))
-    return out
+    return tuple(out)
 
 
 class Declared:
