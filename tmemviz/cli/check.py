@@ -121,8 +121,11 @@ def check(
     [tool.tmemviz.check] in the nearest pyproject.toml sets select, ignore, fail-on, notes, baseline and
     exclude; an option given here replaces its setting (docs/check.md).
     """
+    from tmemviz.draw.document import FIGURES, format_named
     from tmemviz.families.check.run import Request, run
 
+    # The format, settled before anything is read: only a figure draws the kernels' TMEM map.
+    drawn = format_named(output, format.value if format is not None else None, ("sarif",)) in FIGURES
     request = Request(
         select=select or None,
         ignore=ignore or None,
@@ -134,6 +137,7 @@ def check(
         exclude=exclude or None,
         root=str(root) if root is not None else None,
         sass=sass,
+        maps=drawn,
     )
     from tmemviz.api import catalog
 

@@ -191,8 +191,17 @@ def output_format(output: Optional[str], given: Optional[str], doc: Document) ->
     decides alone when there is no suffix (or no file). A contradiction, an unknown
     suffix, or a format this result does not have is a :class:`TmemvizError`.
     """
+    fmt = format_named(output, given, tuple(doc.more))
+    check_available(doc, fmt)
+    return fmt
+
+
+def format_named(output: Optional[str], given: Optional[str], more: tuple[str, ...] = ()) -> str:
+    """The format ``output`` and ``given`` name (:func:`output_format`'s rule), before the result is
+    made: ``more``, the result's own forms (``check``'s ``sarif``); whether it has the format is not
+    asked."""
     fmt = None
-    known = (*SUFFIXES, *doc.more)
+    known = (*SUFFIXES, *more)
     if given is not None:
         fmt = ALIASES.get(given.lower(), given.lower())
         if fmt not in known:
@@ -214,9 +223,7 @@ def output_format(output: Optional[str], given: Optional[str], doc: Document) ->
             fmt = by_suffix
     elif output == "-" and fmt is None:
         raise TmemvizError("writing to stdout with -o - needs --format (png, svg, html, json, csv or table)")
-    fmt = fmt or "txt"
-    check_available(doc, fmt)
-    return fmt
+    return fmt or "txt"
 
 
 def check_available(doc: Document, fmt: str) -> None:

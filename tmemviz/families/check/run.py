@@ -37,6 +37,8 @@ class Request:
     root: str | None = None
     sass: str | None = None
     """The cubin or SASS listing of the one PTX file given: wait-ld warnings are judged against it."""
+    maps: bool = True
+    """The kernels' TMEM map is made: the output draws it (png, svg, html)."""
 
 
 def policy_of(request: Request, config: Any) -> Policy:
@@ -83,7 +85,7 @@ def run(
     path = None if written else request.baseline or config.baseline
     baseline = read_baseline(path) if path else None
 
-    checked = check_sources(files, None, catalog, exclude, request.sass)
+    checked = check_sources(files, None, catalog, exclude, request.sass, request.maps)
     text = None
     if written:
         current = policy.apply(checked)

@@ -91,18 +91,21 @@ def unreadable(problems: Iterable[tuple[int, str]]) -> list[Finding]:
 
 
 def read(
-    path: str, lines: Iterable[str], catalog: Catalog, defer: bool = True, sass: Any = None
+    path: str, lines: Iterable[str], catalog: Catalog, defer: bool = True, sass: Any = None, maps: bool = True
 ) -> Checked | str:
     """One file checked, or the sentence refusing it (not PTX). ``defer``: a function's statements are
     followed only once it has a tcgen05 instruction (its calls otherwise: :mod:`tmemviz.ptx.deferred`);
     the findings and regions are the same either way. ``sass``: (name, lines) of the cubin or listing
     ptxas made of it, against which each wait-ld warning is judged
-    (:mod:`tmemviz.families.check.sass_input`)."""
+    (:mod:`tmemviz.families.check.sass_input`). ``maps``: the kernels' TMEM map is made (what the
+    figures draw: :attr:`Checked.kernels` and :attr:`Checked.regions` are empty without it)."""
     with paused():  # the cycle collector, while the file is read and analysed (tmemviz.gcpause: why)
-        return _read(path, lines, catalog, defer, sass)
+        return _read(path, lines, catalog, defer, sass, maps)
 
 
-def _read(path: str, lines: Iterable[str], catalog: Catalog, defer: bool, sass: Any) -> Checked | str:
+def _read(
+    path: str, lines: Iterable[str], catalog: Catalog, defer: bool, sass: Any, maps: bool
+) -> Checked | str:
     from tmemviz.families.check.analysis import Checker
     from tmemviz.families.check.baseline import Fingerprints
     from tmemviz.families.explain.ops import Explainer
@@ -118,7 +121,7 @@ def _read(path: str, lines: Iterable[str], catalog: Catalog, defer: bool, sass: 
     explainer = Explainer(catalog)
     explainer.lazy_cells = True  # cells are not written: each ld/st's extent comes from its layout
     checker = Checker()
-    module, reading = Module(path), Reading(explainer, catalog, checker.function)
+    module, reading = Module(path), Reading(explainer, catalog, checker.function, mapping=maps)
     checker.follower = reading
     # The explain scanner's one read, the follower fed every event of it (as explain's TMEM map is).
     module.instructions.extend(records(module, lines, explainer, reading, defer))
@@ -146,9 +149,9 @@ def _what(path: str) -> str:
     return "is empty" if empty else "holds no PTX (no .target, .entry, .func or tcgen05 statement)"
 
 
-def check_file(path: str, lines: Any, catalog: Catalog, defer: bool = True) -> Checked:
+def check_file(path: str, lines: Any, catalog: Catalog, defer: bool = True, maps: bool = True) -> Checked:
     """:func:`read`, a refusal raised as :class:`TmemvizError`."""
-    found = read(path, lines, catalog, defer)
+    found = read(path, lines, catalog, defer, maps=maps)
     if isinstance(found, str):
         raise TmemvizError(found)
     return found
@@ -160,11 +163,12 @@ def check_sources(
     catalog: Catalog,
     exclude: Any = None,
     sass: str | None = None,
+    maps: bool = True,
 ) -> list[Checked]:
     """Check each file, each directory's PTX files (:mod:`tmemviz.families.check.walk`), then ``text``
     (named ``<text>``); an unreadable file, or one named that is not PTX, stops the run. A file a
     directory walk found that is not PTX is passed over. ``exclude``: what the walk leaves out.
-    ``sass``: the SASS of the one PTX file given (see :func:`read`)."""
+    ``sass``: the SASS of the one PTX file given; ``maps``: the TMEM map made (see :func:`read`)."""
     from tmemviz.families.check.walk import inputs
     from tmemviz.files import text_lines
 
@@ -180,7 +184,7 @@ def check_sources(
 
         given = (sass, sass_lines(sass))  # refused, if it must be, before the PTX is read
     for path, named in found:
-        checked = read(path, text_lines(path), catalog, sass=given)
+        checked = read(path, text_lines(path), catalog, sass=given, maps=maps)
         if isinstance(checked, Checked):
             out.append(checked)
         elif named:
@@ -188,7 +192,7 @@ def check_sources(
     if text is not None:
         if not text.strip():
             raise TmemvizError(f"the text is empty; {READS}")
-        out.append(check_file("<text>", text.splitlines(), catalog))
+        out.append(check_file("<text>", text.splitlines(), catalog, maps=maps))
     if not out:
         walked = ", ".join(os.fspath(p) for p in files)
         raise TmemvizError(f"no PTX file found in {walked}: {READS}, *.ptx files in directories")

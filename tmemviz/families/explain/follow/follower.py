@@ -41,6 +41,9 @@ class Follower:
     maps: list[tuple[Any, list[Any]]] = field(default_factory=list)
     summaries: dict[str | None, Summary] = field(default_factory=dict)
     collector: Collector = field(default_factory=Collector)
+    mapping: bool = True
+    """Each analysed function's TMEM map is made (what explain's map and check's figures draw); a reader
+    that draws none makes none."""
 
     def observe(self, event: Any) -> None:
         collector = self.collector
@@ -80,7 +83,7 @@ class Follower:
         if any(i.head == "tcgen05" for i in body.instructions):
             alone = body.entry and not self.may(callees, "alloc")
             analysed = analyse(body, self.explainer, self.catalog, alone)
-            if not analysed.unconverged:
+            if self.mapping and not analysed.unconverged:
                 self.maps.append(kernel_map(analysed))
         if self.each is not None:
             self.each(body, analysed, callees)
