@@ -29,9 +29,10 @@ a vote or match result is the warp's)."""
 
 class Lanes:
     """The lane questions of one function, answered for the instructions asked about only: the
-    branches that may decide such an instruction's block are those that reach it, and only their
-    predicates' computations are followed (a large kernel's epilogue need not be, to ask of its
-    producer warp's arrive)."""
+    branches that may decide such an instruction's block are those that reach it and hold it between
+    their ways (and the exits before it), and only their predicates' computations are followed (a large
+    kernel's epilogue need not be, to ask of its producer warp's arrive; example 71's GEMM: 48 of the
+    523 predicates its reaching branches are on)."""
 
     def __init__(self, plan: Any) -> None:
         self.plan = plan
@@ -57,22 +58,24 @@ class Lanes:
         """Whether a lane-dependent branch decides ``block``: one whose ways meet again only past it (it
         lies in the blocks reached from the branch without passing the branch's immediate
         post-dominator), or an exit only some lanes may take before it. Either reaches the block: the
-        others are not asked about."""
+        others are not asked about; nor is a branch's predicate where the block is not between its
+        ways."""
         graph = self.plan.graph
         before = graph.reaches(graph.blocks[block].pred, backward=True)
         for b, guard, exits in self._guarded:
-            if b not in before or not self._differs_in_lanes(guard):
+            if b not in before:
                 continue
-            if exits:  # some lanes leave: after it, not every lane is there
-                return True
-            region = self._regions.get(b)
-            if region is None:
-                stop = graph.ipdom.get(b, -1)  # computed on first use, kept
-                avoid = frozenset((stop,)) if stop >= 0 else frozenset()
-                region = self._regions[b] = graph.reaches(
-                    [s for s in graph.blocks[b].succ if s != stop], avoid
-                )
-            if block in region:
+            if not exits:  # an exit: after it, not every lane may be there; a branch: within its ways
+                region = self._regions.get(b)
+                if region is None:
+                    stop = graph.ipdom.get(b, -1)  # computed on first use, kept
+                    avoid = frozenset((stop,)) if stop >= 0 else frozenset()
+                    region = self._regions[b] = graph.reaches(
+                        [s for s in graph.blocks[b].succ if s != stop], avoid
+                    )
+                if block not in region:
+                    continue
+            if self._differs_in_lanes(guard):  # the dearer question, asked last
                 return True
         return False
 
