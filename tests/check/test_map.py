@@ -295,3 +295,20 @@ def test_a_notebook_display_builds_the_map_once(command: str, monkeypatch: pytes
     assert len(built) == 1, "once per result"
     getattr(tmemviz, command)(CLEAN)._repr_mimebundle_()
     assert len(built) == 2, "another result builds its own"
+
+
+def test_the_map_is_made_only_where_it_is_drawn(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """check makes each kernel's TMEM map only when the output draws it (png, svg, html): the findings are
+    the same without it, and the command line's figure is the one the map makes."""
+    from cli_run import run
+
+    from tmemviz.api import catalog
+    from tmemviz.families.check.source import check_sources
+
+    drawn, plain = (check_sources([CLEAN], None, catalog(None), maps=m)[0] for m in (True, False))
+    assert drawn.kernels and drawn.regions and not plain.kernels and not plain.regions
+    assert [f.record() for f in drawn.findings] == [f.record() for f in plain.findings]
+    out = tmp_path / "map.svg"
+    assert run(capsys, "check", str(CLEAN), "-o", str(out))[0] in (0, 1)
+    assert out.read_bytes() == tmemviz.check(CLEAN).save(tmp_path / "api.svg").read_bytes()
+    assert run(capsys, "check", str(CLEAN), "-f", "json")[0] in (0, 1)

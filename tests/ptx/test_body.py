@@ -114,3 +114,29 @@ def test_every_instruction_parses_as_the_general_parser_parses_it(path: Path) ->
         assert _line_of(parse_collapsed, text) == _line_of(parse_line, text), text
     for text in ("@%p1", "mov.b32 %r1, 1; mov.b32 %r2, 2", "@!%p bra L", "{%r1} x", "a /* b */ c"):
         assert _line_of(parse_collapsed, text) == _line_of(parse_line, text), text
+
+
+def _collected(path: Path, handed: bool) -> list[list[tuple[object, ...]]]:
+    """Every function's code as check collects it, its instruction statements handed straight to the
+    collector (``events(instructions=...)``) or as events."""
+    collector = Collector()
+    sink = collector.instruction if handed else None
+    kinds = set()
+    with path.open() as f:
+        for event in events(f, every=True, defer=True, paths=True, instructions=sink):
+            kinds.add(event.kind)
+            collector.observe(event)
+    collector.finish()
+    assert ("instruction" in kinds) != handed  # handed over, no event is made for them
+    return [
+        [(c.index, c.line, getattr(c, "text", getattr(c, "name", None)), getattr(c, "opcode", None),
+          getattr(c, "guard", None), c.scope) for c in body.code]
+        for body in collector.done
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", sorted(KERNELS.glob("**/*.ptx")), ids=lambda p: str(p.relative_to(KERNELS)))
+def test_instructions_handed_to_the_collector_are_the_events_ones(path: Path) -> None:
+    """The reader hands each instruction statement but tcgen05 straight to the collector (no event made
+    for it): every function's code is the same, in the same order, as from the events."""
+    assert _collected(path, True) == _collected(path, False)
