@@ -12,8 +12,10 @@ from typing import Annotated, Optional
 from tmemviz.cli.options import Format, LayoutsOpt, OutputOpt, show
 from tmemviz.cli.params import Argument, Option
 
-CheckFormat = Enum("CheckFormat", {**{f.name: f.value for f in Format}, "sarif": "sarif"}, type=str)
-"""What ``check`` writes: the shared formats, and SARIF for code scanning."""
+OWN = ("sarif",)
+"""The check document's own forms, besides the shared formats: SARIF for code scanning."""
+CheckFormat = Enum("CheckFormat", {**{f.name: f.value for f in Format}, **{f: f for f in OWN}}, type=str)
+"""What ``check`` writes: the shared formats, and its own."""
 
 
 class FailOn(str, Enum):
@@ -125,7 +127,7 @@ def check(
     from tmemviz.families.check.run import Request, run
 
     # The format, settled before anything is read: only a figure draws the kernels' TMEM map.
-    drawn = format_named(output, format.value if format is not None else None, ("sarif",)) in FIGURES
+    drawn = format_named(output, format.value if format is not None else None, OWN) in FIGURES
     request = Request(
         select=select or None,
         ignore=ignore or None,

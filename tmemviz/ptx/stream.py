@@ -90,6 +90,9 @@ def events(
     # Constants looked for when asked (every statement still read with defer, or with paths: each noted,
     # for its function's answers over paths at its end).
     asked = lazy or defer or paths
+    # Where every statement makes an event and fn.constants is a Lazy (no problem to find first), an
+    # instruction's event is the reader's own call instead.
+    handed = instructions if every and asked else None
     fn = FunctionState(None, Lazy() if asked else Constants())
     header: Statement | None = None
     depth = 0
@@ -133,8 +136,8 @@ def events(
                 fn.constants.note(s.first, text)
             if "tcgen05" in text:
                 yield from _tcgen05(s, fn, asked)
-            elif instructions is not None and asked:  # fn.constants is a Lazy: no event to make first
-                instructions(s)
+            elif handed is not None:
+                handed(s)
             else:
                 found = _other(s, fn, every)
                 if found is not None:

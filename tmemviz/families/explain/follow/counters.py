@@ -115,7 +115,7 @@ class Counters:
     def _loop(self, header: int) -> _Loop:
         found = self._loops.get(header)
         if found is None:
-            found = self._loops[header] = _Loop(self.plan, header, self.plan.blocks)
+            found = self._loops[header] = _Loop(self.plan, header)
         return found
 
     def _slice(self, header: int, wanted: frozenset[str]) -> Slice | None:
@@ -164,9 +164,10 @@ class _Loop:
     its tail's dominators leave it), the registers written in it and off that path, its comparisons
     (found when a slice first asks)."""
 
-    def __init__(self, plan: Any, header: int, blocks: Blocks) -> None:
-        self.plan, self.header, self._blocks = plan, header, blocks
-        writes = blocks.writes
+    def __init__(self, plan: Any, header: int) -> None:
+        self.plan, self.header = plan, header
+        self._blocks: Blocks = plan.blocks
+        writes = self._blocks.writes
         self.body = plan.graph.loops[header]
         self.written = frozenset().union(*map(writes, self.body))
         self._walk: list[tuple[bool, Any, tuple[str, ...]]] | bool | None = False

@@ -63,7 +63,6 @@ class Machine(Lattice, Operands):
         """While solving: each block's record from its latest transfer (see :meth:`trace`)."""
         self._exact = False
         self._solved: dict[int, Trace] = {}
-        self._barriers: dict[tuple[Any, ...], frozenset[Any] | None] = plan.barriers
         self._operand_of: dict[int, tuple[str, list[str]] | None] = {}
         self._outcomes: Outcomes | None = None
         """While solving: each block's latest outcome (:mod:`~tmemviz.families.explain.follow.reuse`)."""

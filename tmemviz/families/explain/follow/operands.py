@@ -40,7 +40,6 @@ class Operands:
     body: Any
     thread: Any
     keys: Any
-    _barriers: dict[tuple[Any, ...], frozenset[Any] | None]
     _operand_of: dict[int, tuple[str, list[str]] | None]
 
     def address_value(self, ins: Instruction, regs: dict[str, Any]) -> Any:
@@ -72,9 +71,9 @@ class Operands:
         values = [regs.get(r) for r in names]
         per_warp = ins.index in self.plan.positional or Vec in map(type, values)
         key = (ins.index, self.thread.warps if per_warp else None, *values)
-        remembered = self._barriers.get(key, self)
+        remembered = self.plan.barriers.get(key, self)
         if remembered is self:
-            remembered = self._barriers[key] = self._places(o, regs)
+            remembered = self.plan.barriers[key] = self._places(o, regs)
         return remembered
 
     def barrier_reads(self, ins: Instruction, regs: dict[str, Any]) -> dict[str, Any]:

@@ -121,7 +121,7 @@ class Plan:
 
     @cached_property
     def blocks(self) -> Blocks:
-        """What each block writes and compares (:mod:`~tmemviz.families.explain.follow.blocks`)."""
+        """What each block writes (:mod:`~tmemviz.families.explain.follow.blocks`)."""
         return Blocks(self)
 
     @cached_property
